@@ -1,0 +1,47 @@
+"""`g5net` command line: one module per subcommand under `g5net.commands`.
+
+Exit status: 0 success, 1 the thing ran and failed (a failed run, a violated
+check), 2 bad input or environment (spec error, missing artifact or engine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .errors import G5netError
+
+# Order is the order `g5net --help` lists them.
+COMMANDS = ("run", "artifacts")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="g5net",
+        description="Full-system network experiments: two or more Linux hosts linked by "
+                    "Ethernet, simulated in gem5 (detailed) or QEMU (fast functional check).",
+        epilog="Start with: g5net run examples/quickstart.toml",
+    )
+    parser.add_argument("--version", action="version", version=f"g5net {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"g5net.commands.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except G5netError as e:
+        print(f"g5net {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"g5net {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""One exception class per layer; messages name the object at fault."""
+
+
+class G5netError(Exception):
+    """Base of every error g5net reports to the user (exit status 2)."""
+
+
+class SpecError(G5netError):
+    """The experiment spec is invalid; the message names the key."""
+
+
+class ArtifactError(G5netError):
+    """A kernel, disk image or tool could not be found or built."""
+
+
+class EngineError(G5netError):
+    """An engine could not run an experiment."""
+
+
+class GuestError(G5netError):
+    """The guest's console output could not be understood."""
+
+
+class RunnerError(G5netError):
+    """A sweep runner (local pool or SLURM) failed."""
+
+
+class StatsParseError(G5netError):
+    """A gem5 stats file is malformed; the message names file and line."""

@@ -1,0 +1,422 @@
+"""The experiment spec: TOML in, validated frozen dataclasses out.
+
+Standard library only: gem5's embedded Python imports this module to read the
+resolved spec (as JSON) that the gem5 engine hands to `configs/`.
+
+Layout of a spec file::
+
+    [experiment]            name, engine, timeout_s, icount
+    [host]                  defaults for every host (cpu, caches, nic, sysctl, ...)
+    [hosts.<name>]          one table per host; overrides [host] key by key
+    [link]                  the Ethernet between hosts
+    [workloads.<name>]      run in file order; `kind` picks the benchmark
+
+Validation happens once, in `load`/`from_dict`; every error names the dotted
+key, the bad value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import ipaddress
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+try:  # gem5's Python imports this file standalone, without the package
+    from .errors import SpecError
+except ImportError:  # pragma: no cover - exercised only inside gem5
+    class SpecError(Exception):
+        pass
+
+
+SCHEMA_VERSION = 1
+
+ENGINES = ("qemu", "gem5")
+KERNEL_VARIANTS = ("smp", "up")
+ROLES = ("server", "client")
+NIC_ATTACH = ("pcie", "integrated")
+CPU_MODELS = ("atomic", "timing", "minor", "o3")
+CPU_PRESETS = ("custom", "niagara2")
+WORKLOAD_KINDS = ("iperf", "iperf3", "netpipe")
+PROTOCOLS = ("tcp", "udp")
+# The 10GbE study's MTU set spans 1500..16000; the e1000 driver accepts up to 16110.
+MTU_RANGE = (68, 16110)
+MAX_CPUS = 64
+
+
+def _meta(*, choices=None, lo=None, hi=None, doc=""):
+    return {"choices": choices, "lo": lo, "hi": hi, "doc": doc}
+
+
+def _f(default, **kw):
+    if isinstance(default, (dict, list)):
+        return field(default_factory=lambda: type(default)(default), metadata=_meta(**kw))
+    return field(default=default, metadata=_meta(**kw))
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str = _f("experiment", doc="label for the run; not part of the run id")
+    engine: str = _f("qemu", choices=ENGINES)
+    timeout_s: int = _f(600, lo=1, doc="wall-clock limit for the whole run")
+    icount: bool = _f(False, doc="qemu: deterministic virtual time (one cpu per host only)")
+    boot_timeout_s: int = _f(120, lo=1, doc="guest must report booted within this")
+
+
+@dataclass(frozen=True)
+class Cpu:
+    preset: str = _f("custom", choices=CPU_PRESETS)
+    cores: int = _f(1, lo=1, hi=MAX_CPUS)
+    threads_per_core: int = _f(1, lo=1, hi=8)
+    clock_ghz: float = _f(2.0, lo=0.1, hi=10.0)
+    model: str = _f("timing", choices=CPU_MODELS, doc="gem5 CPU for the region of interest")
+    boot_model: str = _f("atomic", choices=CPU_MODELS, doc="gem5 CPU used to boot")
+
+    @property
+    def count(self) -> int:
+        return self.cores * self.threads_per_core
+
+
+@dataclass(frozen=True)
+class Caches:
+    l1i_kib: int = _f(32, lo=1)
+    l1i_assoc: int = _f(8, lo=1)
+    l1d_kib: int = _f(32, lo=1)
+    l1d_assoc: int = _f(8, lo=1)
+    l1_latency_cycles: int = _f(2, lo=1)
+    l1_mshrs: int = _f(4, lo=1)
+    l2_kib: int = _f(1024, lo=0, doc="0: no L2")
+    l2_assoc: int = _f(16, lo=1)
+    l2_latency_cycles: int = _f(20, lo=1)
+    l2_mshrs: int = _f(20, lo=1)
+    l2_shared: bool = _f(True, doc="one L2 for all cores, else one per core")
+    l3_kib: int = _f(0, lo=0, doc="0: no L3")
+    l3_assoc: int = _f(16, lo=1)
+    l3_latency_cycles: int = _f(40, lo=1)
+    l3_mshrs: int = _f(32, lo=1)
+
+
+@dataclass(frozen=True)
+class Nic:
+    model: str = _f("e1000", choices=("e1000",), doc="gem5 IGbE_e1000 / QEMU e1000")
+    attach: str = _f("pcie", choices=NIC_ATTACH)
+    dca: bool = _f(False, doc="integrated only: DMA writes allocate in the last-level cache")
+    count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link")
+    mtu: int = _f(1500, lo=MTU_RANGE[0], hi=MTU_RANGE[1])
+    offloads: dict = _f({}, doc="ethtool -K features, e.g. {tso = false}")
+    rx_fifo_kib: int = _f(384, lo=1)
+    tx_fifo_kib: int = _f(384, lo=1)
+    rx_desc_cache: int = _f(64, lo=1)
+    tx_desc_cache: int = _f(64, lo=1)
+    intr_delay_ns: int = _f(10000, lo=0)
+    irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
+
+
+@dataclass(frozen=True)
+class Host:
+    name: str
+    role: str = _f("client", choices=ROLES)
+    peer: str = _f("", doc="the server a client talks to; default: the only server")
+    ip: str = _f("", doc="default: 10.0.0.<index+1>")
+    memory_mb: int = _f(512, lo=64, hi=65536)
+    kernel: str = _f("smp", choices=KERNEL_VARIANTS)
+    cpu: Cpu = field(default_factory=Cpu)
+    caches: Caches = field(default_factory=Caches)
+    nic: Nic = field(default_factory=Nic)
+    sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
+
+
+@dataclass(frozen=True)
+class Link:
+    speed_gbps: float = _f(10.0, lo=0.001, hi=400.0)
+    delay_us: float = _f(1.0, lo=0.0)
+    pcap: bool = _f(False, doc="gem5: EtherDump of every link")
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    kind: str = _f("iperf", choices=WORKLOAD_KINDS)
+    protocol: str = _f("tcp", choices=PROTOCOLS, doc="iperf/iperf3")
+    duration_s: float = _f(3.0, lo=0.0, doc="iperf/iperf3: 0 means use bytes")
+    bytes: int = _f(0, lo=0, doc="iperf/iperf3: transfer this much instead of duration_s")
+    msg_bytes: int = _f(131072, lo=1, doc="iperf -l: bytes per write")
+    window_bytes: int = _f(0, lo=0, doc="iperf -w: socket buffer; 0 = kernel default")
+    streams: int = _f(1, lo=1, hi=128, doc="iperf -P")
+    udp_mbps: float = _f(1000.0, lo=0.001, doc="iperf -b for UDP")
+    client_cpus: list = _f([], doc="taskset for the client process")
+    server_cpus: list = _f([], doc="taskset for the server process")
+    min_bytes: int = _f(1, lo=1, doc="netpipe: smallest message")
+    max_bytes: int = _f(65536, lo=1, doc="netpipe: largest message")
+    repeats: int = _f(0, lo=0, doc="netpipe -r style fixed repeats; 0 = NPtcp's own")
+    profile: bool = _f(False, doc="sample kernel symbols during this workload")
+
+
+@dataclass(frozen=True)
+class Spec:
+    experiment: Experiment
+    hosts: tuple[Host, ...]
+    link: Link
+    workloads: tuple[Workload, ...]
+
+    def host(self, name: str) -> Host:
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise SpecError(f"hosts.{name}: no such host (have {', '.join(h.name for h in self.hosts)})")
+
+    @property
+    def servers(self) -> tuple[Host, ...]:
+        return tuple(h for h in self.hosts if h.role == "server")
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["schema"] = SCHEMA_VERSION
+        d["hosts"] = {h.pop("name"): h for h in d["hosts"]}
+        d["workloads"] = {w.pop("name"): w for w in d["workloads"]}
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+    def digest(self) -> str:
+        """Hash of what is modelled and measured; the experiment's name is a label."""
+        d = self.to_dict()
+        d["experiment"] = {k: v for k, v in d["experiment"].items() if k != "name"}
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
+
+    def with_engine(self, engine: str) -> "Spec":
+        return from_dict(_replace_key(self.to_dict(), ("experiment", "engine"), engine))
+
+
+def _replace_key(d: dict, path: tuple[str, ...], value: Any) -> dict:
+    out = json.loads(json.dumps(d))
+    node = out
+    for k in path[:-1]:
+        node = node.setdefault(k, {})
+    node[path[-1]] = value
+    return out
+
+
+# ---------------------------------------------------------------- validation
+
+def _type_name(t: Any) -> str:
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string",
+            list: "a list", dict: "a table"}.get(t, str(t))
+
+
+def _check_value(key: str, value: Any, ftype: Any, meta: Mapping) -> Any:
+    if ftype is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if ftype in (int, float) and isinstance(value, bool) or not isinstance(value, ftype):
+        raise SpecError(f"{key}: expected {_type_name(ftype)}, got {value!r}")
+    choices = meta.get("choices")
+    if choices and value not in choices:
+        raise SpecError(f"{key}: {value!r} is not one of {', '.join(map(repr, choices))}")
+    lo, hi = meta.get("lo"), meta.get("hi")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise SpecError(f"{key}: {value!r} is out of range ({rng})")
+    return value
+
+
+_TYPES = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict, "list": list}
+
+
+def _build(cls: type, data: Mapping, prefix: str, **fixed: Any):
+    if not isinstance(data, Mapping):
+        raise SpecError(f"{prefix}: expected a table, got {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in fixed}
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise SpecError(f"{prefix}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(fields))})")
+    kwargs = dict(fixed)
+    for name, f in fields.items():
+        if name not in data:
+            continue
+        key = f"{prefix}.{name}"
+        nested = _NESTED.get(f.type)
+        if nested:
+            kwargs[name] = _build(nested, data[name], key)
+        else:
+            kwargs[name] = _check_value(key, data[name], _TYPES[f.type], f.metadata)
+    return cls(**kwargs)
+
+
+_NESTED = {"Cpu": Cpu, "Caches": Caches, "Nic": Nic}
+
+
+def _merge(base: Mapping, over: Mapping) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        if isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+_TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
+
+
+def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
+    """Validate a spec given as nested dicts (parsed TOML or a resolved JSON spec).
+
+    A `[sweep]` table is accepted and ignored here: `g5net.sweep` expands it.
+    """
+    unknown = sorted(set(data) - set(_TOP))
+    if unknown:
+        raise SpecError(f"{source}: {unknown[0]}: unknown top-level key "
+                        f"(allowed: {', '.join(k for k in _TOP if k != 'schema')})")
+    schema = data.get("schema", SCHEMA_VERSION)
+    if schema != SCHEMA_VERSION:
+        raise SpecError(f"schema: version {schema!r} is not supported (this g5net reads {SCHEMA_VERSION})")
+    experiment = _build(Experiment, data.get("experiment", {}), "experiment")
+    link = _build(Link, data.get("link", {}), "link")
+
+    defaults = data.get("host", {})
+    if not isinstance(defaults, Mapping):
+        raise SpecError(f"host: expected a table, got {defaults!r}")
+    host_tables = data.get("hosts")
+    if not isinstance(host_tables, Mapping) or not host_tables:
+        raise SpecError("hosts: at least one [hosts.<name>] table is required, "
+                        "e.g. [hosts.server] role = \"server\"")
+    hosts = []
+    for name, table in host_tables.items():
+        if not isinstance(table, Mapping):
+            raise SpecError(f"hosts.{name}: expected a table, got {table!r}")
+        merged = _merge({k: v for k, v in defaults.items() if k not in ("role", "ip", "peer")}, table)
+        hosts.append(_build(Host, merged, f"hosts.{name}", name=name))
+
+    wl_tables = data.get("workloads")
+    if not isinstance(wl_tables, Mapping) or not wl_tables:
+        raise SpecError("workloads: at least one [workloads.<name>] table is required, "
+                        "e.g. [workloads.stream] kind = \"iperf\"")
+    workloads = []
+    for name, table in wl_tables.items():
+        workloads.append(_build(Workload, table, f"workloads.{name}", name=name))
+
+    spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
+    _check_combinations(spec)
+    return spec
+
+
+def _resolve_hosts(hosts: list[Host]) -> list[Host]:
+    servers = [h.name for h in hosts if h.role == "server"]
+    out = []
+    for i, h in enumerate(hosts):
+        changes = {}
+        if not h.ip:
+            changes["ip"] = f"10.0.0.{i + 1}"
+        if h.role == "client" and not h.peer and len(servers) == 1:
+            changes["peer"] = servers[0]
+        if h.cpu.preset == "niagara2":
+            changes["cpu"], changes["caches"] = _niagara2(h)
+        out.append(dataclasses.replace(h, **changes) if changes else h)
+    return out
+
+
+def _niagara2(h: Host) -> tuple[Cpu, Caches]:
+    """Sun UltraSPARC T2: 8 cores x 8 threads at 1.2 GHz; a core's threads share a
+    16 KiB 8-way L1I and an 8 KiB 4-way L1D; one 4 MiB 16-way L2 for the chip.
+    Cores and threads stay as written when the user set them (CPU-count sweeps)."""
+    user_cpu = h.cpu
+    cpu = dataclasses.replace(
+        user_cpu,
+        cores=user_cpu.cores if user_cpu.cores != 1 else 8,
+        threads_per_core=user_cpu.threads_per_core if user_cpu.threads_per_core != 1 else 8,
+        clock_ghz=1.2,
+    )
+    caches = dataclasses.replace(h.caches, l1i_kib=16, l1i_assoc=8, l1d_kib=8, l1d_assoc=4,
+                                 l2_kib=4096, l2_assoc=16, l2_shared=True)
+    return cpu, caches
+
+
+def _check_combinations(spec: Spec) -> None:
+    names = [h.name for h in spec.hosts]
+    if not spec.servers:
+        raise SpecError("hosts: no host has role = \"server\"")
+    if len(names) < 2:
+        raise SpecError("hosts: need at least two hosts (a server and a client)")
+    seen_ips = {}
+    for h in spec.hosts:
+        key = f"hosts.{h.name}"
+        try:
+            ipaddress.IPv4Address(h.ip)
+        except ValueError:
+            raise SpecError(f"{key}.ip: {h.ip!r} is not an IPv4 address") from None
+        if h.ip in seen_ips:
+            raise SpecError(f"{key}.ip: {h.ip} is already used by hosts.{seen_ips[h.ip]}")
+        seen_ips[h.ip] = h.name
+        if h.role == "client":
+            if not h.peer:
+                raise SpecError(f"{key}.peer: required when there is more than one server "
+                                f"(one of {', '.join(s.name for s in spec.servers)})")
+            if h.peer not in names or spec.host(h.peer).role != "server":
+                raise SpecError(f"{key}.peer: {h.peer!r} is not a server "
+                                f"(servers: {', '.join(s.name for s in spec.servers)})")
+        if h.cpu.count > MAX_CPUS:
+            raise SpecError(f"{key}.cpu: cores x threads_per_core = {h.cpu.count} exceeds {MAX_CPUS}")
+        if h.kernel == "up" and h.cpu.count > 1:
+            raise SpecError(f"{key}.kernel: \"up\" boots one CPU but cpu has {h.cpu.count}; "
+                            f"set cpu.cores = 1 and cpu.threads_per_core = 1")
+        if h.nic.dca and h.nic.attach != "integrated":
+            raise SpecError(f"{key}.nic.dca: needs nic.attach = \"integrated\" (got {h.nic.attach!r})")
+        for cpu_key, cpus in (("nic.irq_cpus", h.nic.irq_cpus),):
+            _check_cpu_list(f"{key}.{cpu_key}", cpus, h.cpu.count)
+        for feat, on in h.nic.offloads.items():
+            if not isinstance(on, bool):
+                raise SpecError(f"{key}.nic.offloads.{feat}: expected true or false, got {on!r}")
+        for name, value in h.sysctl.items():
+            if not isinstance(value, (int, str)) or isinstance(value, bool):
+                raise SpecError(f"{key}.sysctl.{name}: expected an integer or a string, got {value!r}")
+    if spec.experiment.icount and spec.experiment.engine == "qemu":
+        for h in spec.hosts:
+            if h.cpu.count != 1:
+                raise SpecError(f"experiment.icount: QEMU's icount needs one CPU per host, "
+                                f"but hosts.{h.name} has {h.cpu.count}")
+    for w in spec.workloads:
+        key = f"workloads.{w.name}"
+        if w.kind == "netpipe" and w.min_bytes > w.max_bytes:
+            raise SpecError(f"{key}.min_bytes: {w.min_bytes} is larger than max_bytes {w.max_bytes}")
+        if w.kind in ("iperf", "iperf3") and w.duration_s == 0 and w.bytes == 0:
+            raise SpecError(f"{key}: set duration_s or bytes")
+        if w.kind == "netpipe" and w.protocol != "tcp":
+            raise SpecError(f"{key}.protocol: netpipe measures TCP only")
+        for h in spec.hosts:
+            cpus = w.server_cpus if h.role == "server" else w.client_cpus
+            _check_cpu_list(f"{key}.{h.role}_cpus", cpus, h.cpu.count, host=h.name)
+
+
+def _check_cpu_list(key: str, cpus: list, count: int, host: str = "") -> None:
+    for c in cpus:
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < count:
+            where = f" on hosts.{host}" if host else ""
+            raise SpecError(f"{key}: CPU {c!r} does not exist{where} (0..{count - 1})")
+
+
+def loads(text: str, *, source: str = "spec") -> Spec:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{source}: not valid TOML: {e}") from e
+    return from_dict(data, source=source)
+
+
+def load(path: str | Path) -> Spec:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SpecError(f"{path}: cannot read spec: {e.strerror}") from e
+    return loads(text, source=str(path))
+
+
+def load_json(path: str | Path) -> Spec:
+    """Read a resolved spec written by `Spec.to_json` (what gem5's configs receive)."""
+    with open(path) as f:
+        return from_dict(json.load(f), source=str(path))
