@@ -1,0 +1,14 @@
+"""Engines: which simulator models the hosts. Chosen by name from the spec."""
+
+from __future__ import annotations
+
+from ..errors import EngineError
+from .base import Engine
+
+
+def get(name: str) -> Engine:
+    if name == "qemu":
+        from .qemu import QemuEngine
+        return QemuEngine()
+    raise EngineError(f"experiment.engine: engine {name!r} is not available in this g5net "
+                      f"(available: qemu)")

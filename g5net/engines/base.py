@@ -1,0 +1,87 @@
+"""What every engine provides; the run layer (`g5net.run`) drives it.
+
+An engine never reads TOML: it receives a validated `Spec`, the artifacts to
+boot, and the `RunDir` to write into, and reports what happened as an
+`Outcome`. Classifying that outcome into a run status is `g5net.run`'s job.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..artifacts import Image, Kernel, cache_dir
+from ..rundir import RunDir
+from ..spec import Spec
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """What a run boots: one kernel per variant its hosts use, and the image."""
+    kernels: dict[str, Kernel]
+    image: Image
+
+    def digests(self) -> dict[str, str]:
+        d = {f"kernel-{v}": k.digest for v, k in sorted(self.kernels.items())}
+        d["image"] = self.image.digest
+        return d
+
+
+@dataclass
+class Outcome:
+    consoles: dict[str, str]
+    wall_s: float
+    timed_out: bool = False
+    # Set when the engine itself failed (crash, panic of the simulator), with its log tail.
+    engine_failure: str | None = None
+    engine_log_tail: str = ""
+    boot_s: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    binary: Path
+    version: str
+    digest: str
+
+
+class Engine(abc.ABC):
+    name: str
+
+    @abc.abstractmethod
+    def info(self) -> EngineInfo:
+        """The binary this engine would run; EngineError saying how to get one if absent."""
+
+    @abc.abstractmethod
+    def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
+        """Boot every host, run the workloads, leave consoles and engine output in `rd`."""
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a binary, remembered by (path, size, mtime) so a 700 MB gem5 is hashed once."""
+    st = path.stat()
+    key = f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    cache_file = cache_dir() / "binary-digests.json"
+    try:
+        cache = json.loads(cache_file.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    if key not in cache:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        cache[key] = h.hexdigest()
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_suffix(f".{os.getpid()}.part")
+        tmp.write_text(json.dumps(cache))
+        os.replace(tmp, cache_file)
+    return cache[key]

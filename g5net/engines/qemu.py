@@ -1,0 +1,193 @@
+"""QEMU engine: the fast functional check, one TCG guest per host.
+
+Two guests are joined back to back by QEMU's `socket` netdev over loopback
+TCP (one listens, the other connects), each with an e1000 NIC: the same driver
+as gem5's IGbE. QEMU models no link speed or delay; it shows that the kernel,
+image and workloads work and gives functional counts (packets, interrupts,
+context switches), not timing a study should quote.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..errors import EngineError
+from ..guest import job
+from ..guest.results import BEGIN, BOOTED, END
+from ..rundir import RunDir
+from ..spec import Host, Spec
+from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
+
+BINARY = "qemu-system-x86_64"
+POLL_S = 0.2
+# A guest that has printed its results gets this long to power off by itself.
+EXIT_GRACE_S = 20
+# Once one guest died without results, its peer is waiting for nobody.
+PEER_GRACE_S = 5
+SECTOR = 512
+
+
+def kernel_cmdline(spec: Spec, host: Host, engine: str) -> str:
+    """The kernel command line of workloads/README.md for one host."""
+    args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
+            "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
+            f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
+    if host.sysctl:
+        args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
+    return " ".join(args)
+
+
+def mac(index: int) -> str:
+    return f"52:54:00:00:00:{index + 1:02x}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _listening(port: int) -> bool:
+    """True once something listens on 127.0.0.1:port. Read from /proc, because a
+    probing connect() would be accepted by QEMU as its one and only peer."""
+    needle = f":{port:04X} "
+    try:
+        text = Path("/proc/net/tcp").read_text()
+    except OSError:
+        return False
+    return any(needle in line and line.split()[3] == "0A" for line in text.splitlines()[1:])
+
+
+def _job_disk(script: str, path: Path) -> None:
+    """The job script as a raw disk: the text padded with NUL to whole sectors."""
+    data = script.encode()
+    data += b"\0" * (-len(data) % SECTOR or SECTOR)
+    path.write_bytes(data)
+
+
+class QemuEngine(Engine):
+    name = "qemu"
+
+    def info(self) -> EngineInfo:
+        found = shutil.which(BINARY)
+        if not found:
+            raise EngineError(f"{BINARY} not found on PATH: install Debian's qemu-system-x86 "
+                              "(`make deps` does)")
+        out = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
+        m = re.search(r"version (\S+)", out.stdout)
+        version = m.group(1) if m else out.stdout.strip()
+        return EngineInfo(self.name, Path(found), version, file_digest(Path(found)))
+
+    def _command(self, spec: Spec, art: Artifacts, host: Host, index: int,
+                 job_disk: Path, netdev: str) -> list[str]:
+        kern = art.kernels[host.kernel]
+        cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
+               "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
+               "-serial", "stdio", "-no-reboot", "-nodefaults",
+               "-kernel", str(kern.bzimage), "-append", kernel_cmdline(spec, host, self.name),
+               "-drive", f"file={art.image.path},format=raw,if=ide,index=0,snapshot=on",
+               "-drive", f"file={job_disk},format=raw,if=ide,index=1",
+               "-netdev", netdev, "-device", f"e1000,netdev=n0,mac={mac(index)}"]
+        if spec.experiment.icount:
+            # Virtual time advances with instructions, not with the host's clock.
+            cmd += ["-icount", "shift=0,sleep=off"]
+        return cmd
+
+    def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
+        if len(spec.hosts) != 2:
+            raise EngineError(f"hosts: the qemu engine links exactly two hosts back to back "
+                              f"(spec has {len(spec.hosts)}); use engine = \"gem5\" for switched topologies")
+        for h in spec.hosts:
+            if h.nic.count != 1:
+                raise EngineError(f"hosts.{h.name}.nic.count: the qemu engine gives each host one NIC "
+                                  f"(got {h.nic.count}); use engine = \"gem5\" for multi-NIC hosts")
+        port = _free_port()
+        netdevs = [f"socket,id=n0,listen=127.0.0.1:{port}", f"socket,id=n0,connect=127.0.0.1:{port}"]
+        with tempfile.TemporaryDirectory(prefix="g5net-qemu-") as scratch:
+            procs: dict[str, subprocess.Popen] = {}
+            logs = []
+            start = time.monotonic()
+            try:
+                for i, host in enumerate(spec.hosts):
+                    script = job.render(spec, host)
+                    rd.job_script(host.name).write_text(script)
+                    disk = Path(scratch) / f"job-{host.name}.img"
+                    _job_disk(script, disk)
+                    cmd = self._command(spec, artifacts, host, i, disk, netdevs[i])
+                    console = open(rd.console(host.name), "wb")
+                    log = open(rd.path / f"qemu-{host.name}.log", "wb")
+                    logs += [console, log]
+                    progress(f"booting {host.name}: {host.cpu.count} cpu, {host.memory_mb} MiB")
+                    procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
+                                                        stdin=subprocess.DEVNULL)
+                    if i == 0:
+                        self._await_listener(procs[host.name], port, rd, host.name)
+                return self._watch(spec, procs, rd, start, progress)
+            finally:
+                for p in procs.values():
+                    if p.poll() is None:
+                        p.kill()
+                        p.wait()
+                for f in logs:
+                    f.close()
+
+    def _await_listener(self, proc: subprocess.Popen, port: int, rd: RunDir, host: str) -> None:
+        deadline = time.monotonic() + 30
+        while not _listening(port):
+            if proc.poll() is not None:
+                tail = (rd.path / f"qemu-{host}.log").read_text(errors="replace")[-2000:]
+                raise EngineError(f"qemu for host {host} exited at start (status {proc.returncode}): {tail}")
+            if time.monotonic() > deadline:
+                raise EngineError(f"qemu for host {host} never listened on 127.0.0.1:{port}")
+            time.sleep(0.05)
+
+    def _watch(self, spec: Spec, procs: dict[str, subprocess.Popen], rd: RunDir,
+               start: float, progress: Progress) -> Outcome:
+        deadline = start + spec.experiment.timeout_s
+        boot_deadline = start + spec.experiment.boot_timeout_s
+        boot_s: dict[str, float] = {}
+        reported: dict[str, float] = {}
+        died_at: float | None = None
+        timed_out = False
+        failure = None
+        while any(p.poll() is None for p in procs.values()):
+            now = time.monotonic()
+            for name, p in procs.items():
+                text = rd.console(name).read_text(errors="replace")
+                if name not in boot_s and BOOTED in text:
+                    boot_s[name] = now - start
+                    progress(f"{name} booted in {boot_s[name]:.1f} s")
+                if name not in reported and END in text and BEGIN in text:
+                    reported[name] = now
+                    progress(f"{name} reported results after {now - start:.1f} s")
+                if p.poll() is not None and name not in reported and died_at is None:
+                    died_at = now
+                    progress(f"{name} stopped without results (status {p.returncode})")
+            if now > deadline:
+                timed_out = True
+                progress(f"wall-clock limit of {spec.experiment.timeout_s} s reached; stopping guests")
+                break
+            if now > boot_deadline and len(boot_s) < len(procs):
+                slow = sorted(set(procs) - set(boot_s))
+                failure = f"boot: {', '.join(slow)} did not boot within {spec.experiment.boot_timeout_s} s"
+                break
+            if died_at is not None and now - died_at > PEER_GRACE_S:
+                break
+            if reported and len(reported) == len(procs) and now - max(reported.values()) > EXIT_GRACE_S:
+                break
+            time.sleep(POLL_S)
+        consoles = {name: rd.console(name).read_text(errors="replace") for name in procs}
+        log_tail = "\n".join(
+            f"[{name}] " + (rd.path / f"qemu-{name}.log").read_text(errors="replace")[-1000:]
+            for name in procs if (rd.path / f"qemu-{name}.log").stat().st_size)
+        for name, p in procs.items():
+            if p.poll() not in (None, 0) and failure is None and name not in reported and log_tail:
+                failure = f"qemu for {name} exited with status {p.returncode}"
+        return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
+                       engine_failure=failure, engine_log_tail=log_tail, boot_s=boot_s)

@@ -1,0 +1,130 @@
+"""The job script a guest runs: the spec's workloads as `/g5net/lib.sh` calls.
+
+Each workload is one region of interest (ROI) with its own `/proc` snapshots
+(and, under gem5, its own stats dump). Servers wait a bounded time for their
+client; clients retry until their server listens. Ports are per workload so a
+late server from one workload is never mistaken for the next.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from ..spec import Host, Spec, Workload
+
+# $G5_OUT in the guest (workloads/README.md): every file there is a result item.
+GUEST_OUT = "/tmp/g5out"
+BASE_PORT = 5001
+# Simulated seconds a server waits for its client beyond the workload itself;
+# covers the other guest booting later than this one.
+SERVER_GRACE_S = 120
+CLIENT_RETRY_S = 120
+# NetPIPE's default repeat count tunes each point to ~1 s; far too slow for
+# emulation, so fewer fixed repeats unless the spec says otherwise.
+NETPIPE_DEFAULT_REPEATS = 50
+
+
+def _q(args: list) -> str:
+    return " ".join(shlex.quote(str(a)) for a in args)
+
+
+def _cpus(cpus: list[int]) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def port(spec: Spec, workload: Workload) -> int:
+    return BASE_PORT + [w.name for w in spec.workloads].index(workload.name)
+
+
+def _run_time_s(w: Workload) -> float:
+    # A transfer by bytes has no known length; its server waits the grace only.
+    return w.duration_s if w.bytes == 0 else 0.0
+
+
+def _iperf(spec: Spec, host: Host, w: Workload) -> list[str]:
+    p = port(spec, w)
+    common = ["-p", p, "-l", w.msg_bytes, "-y", "C"]
+    if w.window_bytes:
+        common += ["-w", w.window_bytes]
+    if w.protocol == "udp":
+        common.append("-u")
+    if host.role == "server":
+        limit = int(_run_time_s(w) + SERVER_GRACE_S)
+        cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + common
+        pin = _cpus(w.server_cpus)
+    else:
+        amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
+        cmd = ["iperf", "-c", spec.host(host.peer).ip, "-P", w.streams,
+               "--connect-retries", CLIENT_RETRY_S] + amount + common
+        if w.protocol == "udp":
+            cmd += ["-b", f"{w.udp_mbps}M"]
+        pin = _cpus(w.client_cpus)
+    return [f"g5_capture {w.name} g5_pin {shlex.quote(pin)} {_q(cmd)}"]
+
+
+def _iperf3(spec: Spec, host: Host, w: Workload) -> list[str]:
+    p = port(spec, w)
+    if host.role == "server":
+        limit = int(_run_time_s(w) + SERVER_GRACE_S)
+        cmd = ["timeout", limit, "iperf3", "-s", "-1", "-p", p, "-J"]
+        return [f"g5_capture {w.name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"]
+    amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
+    cmd = ["iperf3", "-c", spec.host(host.peer).ip, "-p", p, "-J", "-l", w.msg_bytes,
+           "-P", w.streams] + amount
+    if w.window_bytes:
+        cmd += ["-w", w.window_bytes]
+    if w.protocol == "udp":
+        cmd += ["-u", "-b", f"{w.udp_mbps}M"]
+    pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
+    return [f"g5_capture {w.name} g5_retry {CLIENT_RETRY_S} {pinned}"]
+
+
+def _netpipe(spec: Spec, host: Host, w: Workload) -> list[str]:
+    p = port(spec, w)
+    repeats = w.repeats or NETPIPE_DEFAULT_REPEATS
+    sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", repeats, "-P", p]
+    if w.window_bytes:
+        sizes += ["-b", w.window_bytes]
+    if host.role == "server":
+        cmd = ["timeout", SERVER_GRACE_S * 2, "NPtcp"] + sizes
+        return [f"g5_capture {w.name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"]
+    # The transmitter writes the table; results.py reads it from <name>.np.
+    cmd = ["NPtcp", "-h", spec.host(host.peer).ip, "-o", f"{GUEST_OUT}/{w.name}.np"] + sizes
+    pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
+    return [f"g5_capture {w.name} g5_retry {CLIENT_RETRY_S} {pinned}"]
+
+
+_KINDS = {"iperf": _iperf, "iperf3": _iperf3, "netpipe": _netpipe}
+
+
+def _nic_setup(host: Host) -> list[str]:
+    lines = []
+    if host.nic.offloads:
+        feats = []
+        for feat, on in sorted(host.nic.offloads.items()):
+            feats += [feat, "on" if on else "off"]
+        lines.append(f"g5_capture nic-offloads ethtool -K eth0 {_q(feats)}")
+    if host.nic.irq_cpus:
+        lines.append(f"g5_irq_affinity {shlex.quote(_cpus(host.nic.irq_cpus))}")
+    return lines
+
+
+def render(spec: Spec, host: Host) -> str:
+    """The job script for one host, as text."""
+    lines = [
+        f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
+        "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
+    ]
+    lines += _nic_setup(host)
+    for w in spec.workloads:
+        lines.append(f"# workload {w.name}: {w.kind}")
+        lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
+        lines.append(f"g5_roi_begin {w.name}")
+        if w.profile:
+            lines.append("g5_profile_start")
+        lines += _KINDS[w.kind](spec, host, w)
+        if w.profile:
+            lines.append(f"g5_profile_stop {w.name}")
+        lines.append(f"g5_roi_end {w.name}")
+        lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
+    return "\n".join(lines) + "\n"

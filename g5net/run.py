@@ -1,0 +1,130 @@
+"""Run one experiment: resolve artifacts, run the engine, classify, store.
+
+Statuses in run.json: `done`, `timeout`, or `failed:<class>` with class one of
+`boot`, `engine`, `guest-panic`, `no-results`, `workload`, `internal`.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import platform
+import shutil
+import time
+import traceback
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import __version__, artifacts, engines, metrics, rundir
+from .engines.base import Artifacts, EngineInfo, Outcome, Progress
+from .errors import GuestError
+from .guest import results as guest_results
+from .spec import Spec
+
+CONSOLE_TAIL_CHARS = 3000
+
+
+def resolve_artifacts(spec: Spec, progress: Progress, build: bool = True) -> Artifacts:
+    variants = sorted({h.kernel for h in spec.hosts})
+    kernels = {v: artifacts.kernel(v, build=build, progress=progress) for v in variants}
+    return Artifacts(kernels=kernels, image=artifacts.image(build=build, progress=progress))
+
+
+def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:
+    """Content hash of what decides a run's outcome: the resolved spec, the artifacts
+    it boots and the engine binary. The same point never runs twice; a changed
+    kernel is never mistaken for the old one."""
+    key = {"spec": spec.digest(), "artifacts": arts.digests(),
+           "engine": {"name": engine.name, "digest": engine.digest}}
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]:
+    """(status, results by host, reasons)."""
+    results: dict[str, Any] = {}
+    reasons = []
+    panicked = False
+    for host in spec.hosts:
+        console = out.consoles.get(host.name, "")
+        try:
+            results[host.name] = guest_results.host_results(console, spec, host)
+        except GuestError as e:
+            reasons.append(f"{host.name}: {e}")
+            panicked |= guest_results.panic_line(console) is not None
+    if out.timed_out:
+        return "timeout", results, reasons or ["wall-clock limit reached"]
+    if out.engine_failure:
+        cls = "boot" if out.engine_failure.startswith("boot") else "engine"
+        return f"failed:{cls}", results, [out.engine_failure] + reasons
+    if panicked:
+        return "failed:guest-panic", results, reasons
+    if reasons:
+        return "failed:no-results", results, reasons
+    errors = guest_results.workload_errors(results)
+    if errors:
+        return "failed:workload", results, errors
+    return "done", results, []
+
+
+def execute(spec: Spec, store: Path, progress: Progress = print) -> rundir.RunDir:
+    """Run `spec` into a new run directory under `store`; returns the committed directory.
+
+    The directory appears under its final name only when run.json holds the final
+    status; Ctrl-C removes the half-made run.
+    """
+    engine = engines.get(spec.experiment.engine)
+    info = engine.info()
+    arts = resolve_artifacts(spec, progress)
+    rid = run_id(spec, arts, info)
+    rd = rundir.begin(store, spec.experiment.name, rid)
+    record: dict[str, Any] = {
+        "run_id": rid,
+        "name": spec.experiment.name,
+        "status": "running",
+        "engine": {"name": info.name, "binary": str(info.binary), "version": info.version,
+                   "digest": info.digest},
+        "artifacts": {k: {"digest": v} for k, v in arts.digests().items()},
+        "g5net_version": __version__,
+        "host": {"node": platform.node(), "user": getpass.getuser()},
+        "timings": {"started": _now()},
+        "spec": spec.to_dict(),
+    }
+    for v, k in arts.kernels.items():
+        record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)
+    record["artifacts"]["image"]["path"] = str(arts.image.path)
+    rd.write_json(rd.run_json, record)
+    rd.spec_json.write_text(spec.to_json())
+    t0 = time.monotonic()
+    try:
+        out = engine.run(spec, arts, rd, progress)
+        status, results, reasons = _classify(spec, out)
+        record["timings"].update(wall_s=round(out.wall_s, 3),
+                                 boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
+        rd.write_json(rd.results_json, results)
+        rd.write_json(rd.metrics_json, metrics.compute(spec, results, rd))
+        if status != "done":
+            record["failure"] = {"reasons": reasons, "engine_log_tail": out.engine_log_tail,
+                                 "console_tails": {h: c[-CONSOLE_TAIL_CHARS:]
+                                                   for h, c in out.consoles.items()}}
+    except KeyboardInterrupt:
+        shutil.rmtree(rd.path, ignore_errors=True)
+        raise
+    except Exception as e:  # recorded, then re-raised: a crash still leaves its evidence
+        status = "failed:internal"
+        record["failure"] = {"reasons": [f"{type(e).__name__}: {e}"],
+                             "traceback": traceback.format_exc()}
+        record["status"] = status
+        record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
+        rd.write_json(rd.run_json, record)
+        rundir.commit(rd, store, spec.experiment.name, rid)
+        raise
+    record["status"] = status
+    record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
+    rd.write_json(rd.run_json, record)
+    return rundir.commit(rd, store, spec.experiment.name, rid)
