@@ -19,6 +19,9 @@ BASE_PORT = 5001
 # covers the other guest booting later than this one.
 SERVER_GRACE_S = 120
 CLIENT_RETRY_S = 120
+# iperf 2 reports success even when it never connected, so its own retry loop
+# is used instead of g5_retry; it waits about 200 ms between attempts.
+IPERF_RETRIES_PER_S = 5
 # NetPIPE's default repeat count tunes each point to ~1 s; far too slow for
 # emulation, so fewer fixed repeats unless the spec says otherwise.
 NETPIPE_DEFAULT_REPEATS = 50
@@ -55,7 +58,7 @@ def _iperf(spec: Spec, host: Host, w: Workload) -> list[str]:
     else:
         amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
         cmd = ["iperf", "-c", spec.host(host.peer).ip, "-P", w.streams,
-               "--connect-retries", CLIENT_RETRY_S] + amount + common
+               "--connect-retries", CLIENT_RETRY_S * IPERF_RETRIES_PER_S] + amount + common
         if w.protocol == "udp":
             cmd += ["-b", f"{w.udp_mbps}M"]
         pin = _cpus(w.client_cpus)

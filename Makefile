@@ -1,0 +1,54 @@
+# g5net: `make demo` and `make test` on a fresh Debian 12 machine, as root.
+# Every target installs what it needs first (Debian packages, a virtualenv).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+G5NET  := $(BIN)/g5net
+# Debian packages the host side needs; the guest's own packages are read from
+# disk-images/ by the image build and fetched with apt-get download.
+HOST_PACKAGES := $(shell cat disk-images/host-packages.txt 2>/dev/null | sed 's/\#.*//')
+
+.PHONY: help deps artifacts demo test test-fast bench clean
+
+help:
+	@echo "make demo       install what is missing, build kernel + image, run the quickstart"
+	@echo "make test       the full test suite (boots guests; gem5 tests run where gem5 is found)"
+	@echo "make test-fast  unit tests only (no guest boots, no builds)"
+	@echo "make bench      speed figures (quickstart wall time, boot time, parser MB/s, ...)"
+	@echo "make artifacts  build (or reuse) the kernels and the disk image"
+
+deps: $(BIN)/.installed
+	@missing=""; for p in $(HOST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+$(BIN)/.installed: pyproject.toml
+	@# Debian's python3 makes venvs only with python3-venv installed.
+	$(PYTHON) -m venv $(VENV) || { apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv && \
+	  $(PYTHON) -m venv --clear $(VENV); }
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+artifacts: deps
+	$(G5NET) artifacts build
+
+demo: artifacts
+	$(G5NET) run examples/quickstart.toml --out results
+
+test: artifacts
+	$(BIN)/pytest -rs
+
+test-fast: $(BIN)/.installed
+	$(BIN)/pytest -rs -m "not slow"
+
+bench: artifacts
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf $(VENV) build .pytest_cache

@@ -1,0 +1,140 @@
+"""Spec validation: every error names the key, the bad value and what is allowed."""
+
+import json
+
+import pytest
+
+from g5net import spec
+from g5net.errors import SpecError
+
+MINIMAL = """
+[hosts.server]
+role = "server"
+[hosts.client]
+role = "client"
+[workloads.stream]
+kind = "iperf"
+"""
+
+
+def error(text: str) -> str:
+    with pytest.raises(SpecError) as e:
+        spec.loads(text)
+    return str(e.value)
+
+
+def test_quickstart_resolves(quickstart_text):
+    s = spec.loads(quickstart_text)
+    assert [h.name for h in s.hosts] == ["server", "client"]
+    client = s.host("client")
+    assert client.peer == "server" and client.ip == "10.0.0.2"
+    assert client.memory_mb == 256 and client.nic.mtu == 1500
+    assert [w.kind for w in s.workloads] == ["iperf", "netpipe"]
+
+
+def test_defaults_and_overrides():
+    text = MINIMAL.replace("[hosts.client]\n", "[hosts.client]\nnic.mtu = 1500\n")
+    s = spec.loads(text + "[host.nic]\nmtu = 9000\n[host.cpu]\ncores = 2\n")
+    assert s.host("server").nic.mtu == 9000
+    assert s.host("client").nic.mtu == 1500
+    assert s.host("client").cpu.cores == 2
+
+
+def test_misspelt_key_names_key_and_allowed():
+    msg = error(MINIMAL + "[experiment]\nengnie = 'qemu'\n")
+    assert "experiment.engnie: unknown key" in msg and "engine" in msg
+
+
+def test_misspelt_nested_key():
+    msg = error(MINIMAL.replace('role = "server"', 'role = "server"\nnic.mut = 9000'))
+    assert msg.startswith("hosts.server.nic.mut: unknown key")
+
+
+def test_unknown_top_level_table():
+    assert "hostz: unknown top-level key" in error(MINIMAL + "[hostz]\n")
+
+
+def test_mtu_out_of_range():
+    msg = error(MINIMAL + "[host.nic]\nmtu = 20000\n")
+    assert "hosts.server.nic.mtu: 20000 is out of range (68..16110)" == msg
+
+
+def test_bad_choice_lists_allowed():
+    msg = error(MINIMAL + "[host.nic]\nattach = 'usb'\n")
+    assert "hosts.server.nic.attach: 'usb' is not one of 'pcie', 'integrated'" == msg
+
+
+def test_wrong_type():
+    assert "expected an integer" in error(MINIMAL + "[host]\nmemory_mb = '512'\n")
+    assert "expected an integer" in error(MINIMAL + "[host]\nmemory_mb = true\n")
+
+
+def test_float_accepts_int():
+    assert spec.loads(MINIMAL + "[link]\nspeed_gbps = 40\n").link.speed_gbps == 40.0
+
+
+def test_dca_needs_integrated():
+    msg = error(MINIMAL + "[host.nic]\ndca = true\n")
+    assert "nic.dca: needs nic.attach = \"integrated\"" in msg
+
+
+def test_up_kernel_with_many_cpus():
+    msg = error(MINIMAL + "[host]\nkernel = 'up'\n[host.cpu]\ncores = 4\n")
+    assert "kernel: \"up\" boots one CPU but cpu has 4" in msg
+
+
+def test_pinning_to_missing_cpu():
+    msg = error(MINIMAL.replace('kind = "iperf"', 'kind = "iperf"\nclient_cpus = [3]'))
+    assert "workloads.stream.client_cpus: CPU 3 does not exist on hosts.client (0..0)" == msg
+
+
+def test_needs_server_and_two_hosts():
+    assert "no host has role" in error(MINIMAL.replace('"server"', '"client"'))
+    one = MINIMAL.split("[hosts.client]")[0] + '[workloads.w]\nkind = "iperf"\n'
+    assert "at least two hosts" in error(one)
+
+
+def test_peer_must_be_a_server():
+    text = MINIMAL.replace('role = "client"', 'role = "client"\npeer = "nobody"')
+    assert "hosts.client.peer: 'nobody' is not a server" in error(text)
+
+
+def test_netpipe_bounds():
+    text = MINIMAL + "[workloads.lat]\nkind = 'netpipe'\nmin_bytes = 100\nmax_bytes = 10\n"
+    assert "workloads.lat.min_bytes: 100 is larger than max_bytes 10" == error(text)
+
+
+def test_icount_needs_one_cpu_on_qemu():
+    text = MINIMAL + "[experiment]\nicount = true\n[host.cpu]\ncores = 2\n"
+    assert "experiment.icount" in error(text)
+
+
+def test_invalid_toml_names_source():
+    with pytest.raises(SpecError, match="x.toml: not valid TOML"):
+        spec.loads("[[[", source="x.toml")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SpecError, match="cannot read spec"):
+        spec.load(tmp_path / "nope.toml")
+
+
+def test_niagara2_preset():
+    s = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n")
+    h = s.host("server")
+    assert (h.cpu.cores, h.cpu.threads_per_core, h.cpu.clock_ghz) == (8, 8, 1.2)
+    assert (h.caches.l1d_kib, h.caches.l1d_assoc, h.caches.l1i_kib, h.caches.l2_kib) == (8, 4, 16, 4096)
+    swept = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 2\n")
+    assert swept.host("server").cpu.count == 16
+
+
+def test_json_round_trip_and_digest(tmp_path, quickstart_text):
+    s = spec.loads(quickstart_text)
+    p = tmp_path / "spec.json"
+    p.write_text(s.to_json())
+    back = spec.load_json(p)
+    assert back == s
+    renamed = spec.loads(quickstart_text.replace('name = "quickstart"', 'name = "other"'))
+    assert renamed.digest() == s.digest()
+    assert s.with_engine("gem5").digest() != s.digest()
+    assert json.loads(s.to_json())["schema"] == spec.SCHEMA_VERSION
