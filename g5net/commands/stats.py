@@ -1,0 +1,131 @@
+"""`g5net stats`: print the statistics gem5 wrote to `m5out/stats.txt`."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import StatsParseError
+from ..stats import Dump, iter_dumps
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stats",
+        help="print a gem5 stats.txt as text, JSON or CSV",
+        description="Print the statistics of one dump (or of every dump) of a gem5 text stats "
+                    "file, of any gem5 generation from 2016 to v24. Names are printed exactly as "
+                    "gem5 wrote them: vector entries, distribution fields and histogram buckets "
+                    "are stats of their own (x::cpu0, x::total, x::mean, x::0-3). A value is "
+                    "the first number on the line; the pdf/cdf percentages are not printed.",
+        epilog="Output: text prints aligned name/value lines; --json prints one object mapping "
+               "name to value, or with --dump all a list of them in file order; --csv prints "
+               "dump,name,value rows under a header. nan and inf, which JSON lacks, are the "
+               "strings \"nan\", \"inf\" and \"-inf\" in JSON.\n"
+               "Exit status: 0 printed, 2 the file is unreadable or malformed (the message "
+               "names the line) or has no such dump.\n"
+               "Example: g5net stats m5out/stats.txt --dump all --match 'EtherDevice' --csv",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="gem5 text stats file")
+    p.add_argument("--dump", type=_dump_choice, default="last", metavar="N|last|all",
+                   help="which dump: N counts from 0 in file order; last (default) is the one "
+                        "gem5 wrote last, at exit or at the last m5 dumpstats; all is every dump")
+    p.add_argument("--match", type=_regex, metavar="REGEX",
+                   help="only stats whose full name REGEX matches anywhere (Python re.search)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON (see below)")
+    fmt.add_argument("--csv", action="store_true", help="print CSV rows dump,name,value")
+    p.set_defaults(func=main)
+
+
+def _dump_choice(text: str) -> int | str:
+    if text in ("last", "all"):
+        return text
+    if text.isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a dump number (0, 1, ...), 'last' or 'all'")
+
+
+def _regex(text: str) -> re.Pattern[str]:
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError(f"bad regular expression {text!r}: {e}") from None
+
+
+def main(args: argparse.Namespace) -> int:
+    dumps = _select(args.file, args.dump)
+    if args.json:
+        _print_json(dumps, args.match, as_list=args.dump == "all")
+    elif args.csv:
+        _print_csv(dumps, args.match)
+    else:
+        _print_text(dumps, args.match, headers=args.dump == "all")
+    return 0
+
+
+def _select(path: Path, choice: int | str) -> Iterator[Dump]:
+    """The chosen dumps, streamed: only `last` reads the whole file first."""
+    count = 0
+    last = None
+    for dump in iter_dumps(path):
+        count += 1
+        if choice == "all" or choice == dump.index:
+            yield dump
+            if choice != "all":
+                return
+        last = dump
+    if choice == "last" and last is not None:
+        yield last
+    elif choice != "all":
+        if not count:
+            raise StatsParseError(f"{path}: holds no stats dumps")
+        raise StatsParseError(f"{path}: no dump {choice}: the file holds {count} dump(s), "
+                              f"numbered 0 to {count - 1}")
+
+
+def _rows(dump: Dump, match: re.Pattern[str] | None) -> list[tuple[str, int | float]]:
+    return [(name, stat.value) for name, stat in dump.items() if match is None or match.search(name)]
+
+
+def _json_value(value: int | float) -> int | float | str:
+    return value if math.isfinite(value) else str(value)  # "nan", "inf", "-inf"
+
+
+def _print_json(dumps: Iterator[Dump], match: re.Pattern[str] | None, as_list: bool) -> None:
+    # Written dump by dump so that --dump all on a large file runs in flat memory.
+    objects = ({name: _json_value(value) for name, value in _rows(dump, match)} for dump in dumps)
+    if not as_list:
+        for obj in objects:  # exactly one
+            print(json.dumps(obj, indent=1))
+        return
+    print("[", end="")
+    for i, obj in enumerate(objects):
+        print("," if i else "", "\n", json.dumps(obj, indent=1), sep="", end="")
+    print("\n]")
+
+
+def _print_csv(dumps: Iterator[Dump], match: re.Pattern[str] | None) -> None:
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(("dump", "name", "value"))
+    for dump in dumps:
+        out.writerows((dump.index, name, value) for name, value in _rows(dump, match))
+
+
+def _print_text(dumps: Iterator[Dump], match: re.Pattern[str] | None, headers: bool) -> None:
+    for dump in dumps:
+        rows = _rows(dump, match)
+        if headers:
+            if dump.index:
+                print()
+            print(f"# dump {dump.index} (line {dump.line})")
+        width = max((len(name) for name, _ in rows), default=0)
+        for name, value in rows:
+            print(f"{name:<{width}}  {value}")
