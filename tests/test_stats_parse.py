@@ -63,9 +63,10 @@ def test_dumps_are_numbered_and_streamed(tmp_path):
 
 
 @pytest.mark.parametrize("text, line, reason", [
-    (dump_text("a 1", "b one # not a number"), 4, "could not convert string to float: 'one'"),
+    (dump_text("a 1", "b one # not a number"), 4, "'one' is not a number"),
     (dump_text("a 1 2"), 3, "not a stat line"),
     (dump_text("a 1 50% 50"), 3, "expected a percentage, got '50'"),
+    (dump_text("a 1 50% x%"), 3, "'x' is not a number"),
     (dump_text("a 1 # x", "a 2 # y"), 4, "a appears twice in the dump begun at line 2"),
     ("a 1 # before any dump\n", 1, "stat line outside a dump"),
     (dump_text("a 1") + "b 2\n", 6, "stat line outside a dump"),

@@ -42,7 +42,8 @@ class SumMetric:
 
 
 def _caches(classic: tuple[str, ...], stdlib: tuple[str, ...]) -> tuple[str, ...]:
-    """Miss-count globs for one cache level: classic configs in both spellings, then the standard library's."""
+    """Miss-count globs of one cache level: classic configs' in both spellings, then
+    the standard library's."""
     return (tuple(f"{c}.overall_misses::total" for c in classic)  # until v20
             + tuple(f"{c}.overallMisses::total" for c in classic)  # v21+
             + tuple(f"cache_hierarchy.{c}.overallMisses::total" for c in stdlib))

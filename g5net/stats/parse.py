@@ -70,7 +70,8 @@ def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
         except ValueError as e:
             raise StatsParseError(f"{where}:{lineno}: {e}: {line.rstrip()!r}") from None
         if name in stats:
-            raise StatsParseError(f"{where}:{lineno}: {name} appears twice in the dump begun at line {begin_line}")
+            raise StatsParseError(f"{where}:{lineno}: {name} appears twice in the dump "
+                                  f"begun at line {begin_line}")
         stats[name] = stat
     if stats is not None:
         raise StatsParseError(f"{where}:{begin_line}: dump {index} has no End marker "
@@ -78,14 +79,21 @@ def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
 
 
 def _number(token: str) -> int | float:
-    # float() reads what gem5 prints for undefined ratios: nan, -nan, inf, -inf.
-    return int(token) if token.isdigit() else float(token)
+    return int(token) if token.isdigit() else _float(token)
 
 
 def _percent(token: str) -> float:
     if not token.endswith("%"):
         raise ValueError(f"expected a percentage, got {token!r}")
-    return float(token[:-1])
+    return _float(token[:-1])
+
+
+def _float(token: str) -> float:
+    # float() also reads what gem5 prints for undefined ratios: nan, -nan, inf, -inf.
+    try:
+        return float(token)
+    except ValueError:
+        raise ValueError(f"{token!r} is not a number") from None
 
 
 def _misplaced(marker: str, in_dump: bool, begin_line: int) -> str:
