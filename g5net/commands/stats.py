@@ -19,18 +19,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stats",
         help="print a gem5 stats.txt as text, JSON or CSV",
-        description="Print the statistics of one dump (or of every dump) of a gem5 text stats "
-                    "file, of any gem5 generation from 2016 to v24. Names are printed exactly as "
-                    "gem5 wrote them: vector entries, distribution fields and histogram buckets "
-                    "are stats of their own (x::cpu0, x::total, x::mean, x::0-3). A value is "
-                    "the first number on the line; the pdf/cdf percentages are not printed.",
-        epilog="Output: text prints aligned name/value lines; --json prints one object mapping "
-               "name to value, or with --dump all a list of them in file order; --csv prints "
-               "dump,name,value rows under a header. nan and inf, which JSON lacks, are the "
-               "strings \"nan\", \"inf\" and \"-inf\" in JSON.\n"
-               "Exit status: 0 printed, 2 the file is unreadable or malformed (the message "
+        description="Print one dump (or every dump) of a gem5 text stats file, of any gem5\n"
+                    "generation from 2016 to v24. Names are printed as gem5 wrote them: vector\n"
+                    "entries, distribution fields and histogram buckets are stats of their own\n"
+                    "(x::cpu0, x::total, x::mean, x::0-3). A value is the first number of its\n"
+                    "line; pdf/cdf percentages are not printed.",
+        epilog="Output: text is aligned name/value lines; --json is one object mapping name to\n"
+               "value, or with --dump all a list of them in file order; --csv is dump,name,value\n"
+               "rows under a header. JSON has no nan or inf: they are the strings \"nan\",\n"
+               "\"inf\" and \"-inf\".\n"
+               "Exit status: 0 printed, 2 the file is unreadable or malformed (the message\n"
                "names the line) or has no such dump.\n"
-               "Example: g5net stats m5out/stats.txt --dump all --match 'EtherDevice' --csv",
+               "Example: g5net stats m5out/stats.txt --dump all --match EtherDevice --csv",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", type=Path, metavar="FILE", help="gem5 text stats file")
@@ -72,7 +72,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _select(path: Path, choice: int | str) -> Iterator[Dump]:
-    """The chosen dumps, streamed: only `last` reads the whole file first."""
+    """The chosen dumps, each as soon as it is read (`last` only at the end of the file)."""
     count = 0
     last = None
     for dump in iter_dumps(path):

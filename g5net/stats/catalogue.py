@@ -8,8 +8,8 @@ e.g. a DRAM controller's `bytesReadSys` and its `bytes_read::total`.
 
 Globs are written relative to the host (`system`, `server`, `board`, ...):
 `*` is any run of characters within one path component, `**.` any number of
-leading components, everything else is literal. The last component must be
-literal so that stats can be looked up by it.
+whole components (none included), everything else is literal. The last
+component must be literal so that stats can be looked up by it.
 """
 
 from __future__ import annotations
