@@ -4,6 +4,8 @@ every generation (2016, 2020, v24). Expected values are copied from the files.
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -216,3 +218,12 @@ def test_cli_bad_dump_number(capsys):
     status, out, err = run_cli(capsys, FIXTURES / V24, "--dump", "2")
     assert status == 2 and out == ""
     assert f"{FIXTURES / V24}: no dump 2: the file holds 2 dump(s), numbered 0 to 1" in err
+
+
+def test_cli_output_cut_short_by_the_reader():
+    proc = subprocess.Popen([sys.executable, "-m", "g5net.cli", "stats", str(FIXTURES / ARM16)],
+                            cwd=Path(__file__).resolve().parents[1],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("sim_seconds ")
+    proc.stdout.close()  # like `| head -1`, long before the 3992 lines are written
+    assert (proc.wait(timeout=60), proc.stderr.read()) == (0, "")

@@ -6,6 +6,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -62,12 +63,17 @@ def _regex(text: str) -> re.Pattern[str]:
 
 def main(args: argparse.Namespace) -> int:
     dumps = _select(args.file, args.dump)
-    if args.json:
-        _print_json(dumps, args.match, as_list=args.dump == "all")
-    elif args.csv:
-        _print_csv(dumps, args.match)
-    else:
-        _print_text(dumps, args.match, headers=args.dump == "all")
+    try:
+        if args.json:
+            _print_json(dumps, args.match, as_list=args.dump == "all")
+        elif args.csv:
+            _print_csv(dumps, args.match)
+        else:
+            _print_text(dumps, args.match, headers=args.dump == "all")
+    except BrokenPipeError:
+        # The reader (head, less) had enough: not an error. Stdout goes to /dev/null
+        # so that the interpreter's last flush does not fail on the pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
