@@ -14,7 +14,7 @@ from . import __version__
 from .errors import G5netError
 
 # Order is the order `g5net --help` lists them.
-COMMANDS = ("run", "artifacts")
+COMMANDS = ("run", "artifacts", "stats")
 
 
 def build_parser() -> argparse.ArgumentParser:
