@@ -1,0 +1,173 @@
+"""`g5net sweep`: run every point of a spec's [sweep], each exactly once."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import runners, store, sweep as sweepmod
+from ..errors import RunnerError
+from ..runners import local, lock, plan as planmod, slurm
+from ..runners.display import Display
+from ..runners.plan import SweepDir
+
+EPILOG = """\
+The [sweep] table of SPEC (see examples/sweep-quick.toml):
+
+  [sweep]
+  "workloads.stream.msg_bytes" = [1024, 65536]   # an axis: dotted path = values
+  "host.nic.mtu" = [1500, 9000]                  # host.* sets every host's default
+  "workloads.stream.streams" = [1, 4]
+  zip = [["workloads.stream.msg_bytes", "workloads.stream.streams"]]
+
+  [sweep.derive]
+  "workloads.stream.window_bytes" = "4 * workloads.stream.msg_bytes"
+
+Axes multiply (cartesian product); the axes of one zip group advance together
+instead, pairing their i-th values (equal lengths). The example makes 2 x 2 = 4
+points. Paths: experiment.K, link.K, host.K, hosts.NAME.K, workloads.NAME.K,
+with nested tables continued by dots (host.cpu.cores, host.sysctl.net.core.rmem_max).
+A derived key is computed for each point after the axes, in file order, from an
+expression of numbers, strings, true/false, dotted paths (a swept key, an earlier
+derived key, or any key of the resolved spec), + - * / // % **, comparisons,
+and/or/not, `A if C else B`, and min max int float round abs.
+
+Points are numbered from 0, the last axis varying fastest. A point is known by
+its run id (hash of its resolved spec, kernel, image and engine): starting the
+sweep again runs only the points that have no run yet; --retry-failed also
+reruns those that failed or timed out. Every point is validated before any runs.
+
+Results: DIR/sweep.json (the plan), DIR/runs/<name>-<run id> (one run directory
+per point), DIR/logs (local workers), DIR/slurm (job scripts and output).
+Exit status: 0 every point is done, 1 some point failed, timed out or was lost,
+2 the spec or the environment is wrong.
+Examples:
+  g5net sweep examples/sweep-quick.toml --dry-run
+  g5net sweep examples/sweep-quick.toml --out results/quick --jobs 2
+  g5net sweep examples/sweep-quick.toml --out /shared/quick --runner slurm --slurm-flag partition=long
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run every point of a spec's [sweep] (resumable)",
+        description="Expand the [sweep] table of SPEC into points and run each point that has "
+                    "no run yet, on this machine or on SLURM. Kill it and start it again at any "
+                    "time: no point is lost or run twice.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("spec", type=Path, metavar="SPEC.toml", help="experiment spec with a [sweep] table")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="sweep directory (default: results/<experiment.name>)")
+    p.add_argument("--runner", choices=runners.RUNNERS, default="local",
+                   help="local: a pool of workers here (default); slurm: one sbatch job array")
+    p.add_argument("--jobs", type=_positive, metavar="N",
+                   help="local: workers (default: cores, fewer if memory says so); "
+                        "slurm: most array tasks at once (default: no limit)")
+    p.add_argument("--retry-failed", action="store_true",
+                   help="also rerun points whose run failed or timed out")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list the points, their run ids and state, and the boots still needed; "
+                        "run nothing (needs built artifacts for the run ids)")
+    p.add_argument("--json", action="store_true", help="with --dry-run: a JSON list, one object per point")
+    p.add_argument("--slurm-flag", action="append", default=[], type=_flag, metavar="KEY=VALUE",
+                   help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
+    p.add_argument("--no-wait", action="store_true",
+                   help="slurm: return once submitted; `g5net status DIR` follows it")
+    p.set_defaults(func=main)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
+
+
+def _flag(text: str) -> tuple[str, str]:
+    key, eq, value = text.partition("=")
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. partition=long)")
+    return key, value
+
+
+def _log(message: str) -> None:
+    print(f"[g5net] {message}", file=sys.stderr, flush=True)
+
+
+def main(args: argparse.Namespace) -> int:
+    sweep = sweepmod.load(args.spec)
+    out = args.out or Path("results") / sweep.points[0].spec.experiment.name
+    sd = SweepDir(out.resolve())
+    if args.dry_run:
+        return _dry_run(sd, planmod.make(sweep, str(args.spec), _log, build=False), args)
+    with lock.exclusive(sd):
+        lock.wait_for_workers(sd)
+        plan = planmod.make(sweep, str(args.spec), _log)
+        planmod.write(sd, plan)
+        todo = store.to_run(sd, plan, args.retry_failed)
+        if args.runner == "local":
+            _run_local(sd, plan, todo, args.jobs)
+        else:
+            _run_slurm(sd, plan, todo, args)
+    return _report(sd, plan)
+
+
+def _run_local(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint],
+               jobs: int | None) -> None:
+    # Under the runner lock with no workers left: every .tmp-* is a dead run's.
+    store.remove_temporaries(sd.store)
+    jobs = min(jobs or local.default_jobs(todo), max(len(todo), 1))
+    _log(f"{len(plan.points)} points, {len(plan.points) - len(todo)} already have a run, "
+         f"{len(todo)} to run ({sum(p.boots for p in todo)} boots) with {jobs} worker(s) in {sd.path}")
+    local.run(sd, todo, jobs, Display(len(plan.points), jobs))
+
+
+def _run_slurm(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint],
+               args: argparse.Namespace) -> None:
+    queued = slurm.live(sd)
+    submit = [p for p in todo if p.index not in queued]
+    _log(f"{len(plan.points)} points, {len(plan.points) - len(todo)} already have a run, "
+         f"{len(queued)} in the queue, submitting {len(submit)}")
+    if submit:
+        job = slurm.submit(sd, submit, args.jobs, dict(args.slurm_flag))
+        _log(f"submitted job array {job} ({slurm.array_spec([p.index for p in submit])}); "
+             f"script and output in {sd.slurm}")
+    if args.no_wait:
+        return
+    slurm.wait(sd, plan, Display(len(plan.points), args.jobs or len(plan.points)))
+    for p, why in slurm.lost(sd, plan):
+        _log(f"point {p.index} ({', '.join(f'{k}={v!r}' for k, v in p.params.items())}) "
+             f"left the queue without a run ({why}); `g5net sweep` again resubmits it")
+
+
+def _report(sd: SweepDir, plan: planmod.Plan) -> int:
+    s = store.summary(sd, plan, {})
+    _log("result: " + ", ".join(f"{n} {state}" for state, n in s["counts"].items()))
+    for state, points in s["by_status"].items():
+        if state != "done":
+            for p in points:
+                _log(f"  point {p['index']} {state}: {p['run_dir'] or 'no run'}")
+    return 0 if s["counts"].get("done", 0) == len(plan.points) else 1
+
+
+def _dry_run(sd: SweepDir, plan: planmod.Plan, args: argparse.Namespace) -> int:
+    rows = []
+    for p in plan.points:
+        state = store.status_of(sd.store, p) or store.PENDING
+        to_run = state == store.PENDING or (args.retry_failed and state != "done")
+        rows.append({"index": p.index, "run_id": p.run_id, "dir": p.dir_name, "state": state,
+                     "will_run": to_run, "boots": p.boots, "params": p.params,
+                     "resources": p.resources.to_dict()})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for r in rows:
+        params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
+        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boots']} boots  {params}")
+    todo = [r for r in rows if r["will_run"]]
+    print(f"\n{len(rows)} points; {len(todo)} to run, needing {sum(r['boots'] for r in todo)} boots")
+    return 0

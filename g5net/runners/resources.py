@@ -1,0 +1,43 @@
+"""What one point needs from the machine: CPUs, memory, wall-clock time."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from ..spec import Spec
+
+# Memory a simulator needs beyond the guest RAM it models: a QEMU process per
+# host (code cache, devices), a gem5 process per run (the object graph, stats).
+QEMU_OVERHEAD_MB_PER_HOST = 256
+GEM5_OVERHEAD_MB = 2048
+# The engine enforces experiment.timeout_s and then tears the guests down; a
+# worker still alive this much later is hung and is killed.
+HARD_KILL_MARGIN_S = 60
+
+
+@dataclass(frozen=True)
+class Resources:
+    cpus: int
+    mem_mb: int
+    time_s: int
+
+    @classmethod
+    def of(cls, spec: Spec) -> "Resources":
+        guest_mb = sum(h.memory_mb for h in spec.hosts)
+        if spec.experiment.engine == "qemu":
+            # One QEMU per host, one TCG thread per virtual CPU.
+            cpus = sum(h.cpu.count for h in spec.hosts)
+            mem_mb = guest_mb + QEMU_OVERHEAD_MB_PER_HOST * len(spec.hosts)
+        else:
+            cpus = 1  # gem5 simulates every host in one single-threaded process
+            mem_mb = guest_mb + GEM5_OVERHEAD_MB
+        return cls(cpus=cpus, mem_mb=mem_mb, time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S)
+
+    @property
+    def time_min(self) -> int:
+        return math.ceil(self.time_s / 60)
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)

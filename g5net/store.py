@@ -1,0 +1,183 @@
+"""The run store of a sweep: what each point's run says, summaries, one table of all runs.
+
+A point's state is its committed run's `run.json` status (`done`, `timeout`,
+`failed:<class>`), else what a runner reports live (`running`, `queued`), else
+`pending`. Hidden `.tmp-*` directories are runs in the making or remains of a
+killed one; they never count as a result.
+"""
+
+from __future__ import annotations
+
+import csv
+import getpass
+import json
+import platform
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from . import __version__, rundir
+from .errors import RunnerError
+from .runners.plan import Plan, PlannedPoint, SweepDir
+
+PENDING = "pending"
+LEAD_COLUMNS = ("point", "run_id", "status", "run_dir")
+# Column groups of the collected table, in this order.
+GROUPS = ("sweep.", "spec.", "metrics.", "results.", "run.")
+
+
+def find(store: Path, point: PlannedPoint) -> rundir.RunDir | None:
+    return rundir.find(store, point.name, point.run_id)
+
+
+def status_of(store: Path, point: PlannedPoint) -> str | None:
+    """The committed run's status, or None where the point has none."""
+    rd = find(store, point)
+    return rd.read_run()["status"] if rd else None
+
+
+def temporaries(store: Path, point: PlannedPoint | None = None) -> list[Path]:
+    """Runs in the making (or left by a killed worker): of one point, or all of them."""
+    prefix = rundir.TMP_PREFIX + (f"{point.dir_name}-" if point else "")
+    return sorted(store.glob(f"{prefix}*")) if store.is_dir() else []
+
+
+def remove_temporaries(store: Path, point: PlannedPoint | None = None) -> int:
+    found = temporaries(store, point)
+    for path in found:
+        shutil.rmtree(path, ignore_errors=True)
+    return len(found)
+
+
+def record_failure(store: Path, point: PlannedPoint, status: str, reasons: list[str],
+                   started: datetime, wall_s: float) -> rundir.RunDir:
+    """Commit a run for a point whose worker died or hung before it could write one,
+    so that the sweep does not start it again unless asked to (--retry-failed)."""
+    rd = rundir.begin(store, point.name, point.run_id)
+    rd.write_json(rd.run_json, {
+        "run_id": point.run_id, "name": point.name, "status": status,
+        "g5net_version": __version__,
+        "host": {"node": platform.node(), "user": getpass.getuser()},
+        "timings": {"started": started.isoformat(timespec="seconds"),
+                    "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "total_s": round(wall_s, 3)},
+        "spec": point.spec,
+        "failure": {"reasons": reasons},
+    })
+    rd.write_json(rd.spec_json, point.spec)
+    return rundir.commit(rd, store, point.name, point.run_id)
+
+
+def to_run(sd: SweepDir, plan: Plan, retry_failed: bool) -> list[PlannedPoint]:
+    """The points still to run: no committed run, or (with retry_failed) a run that
+    did not end `done`."""
+    todo = []
+    for p in plan.points:
+        status = status_of(sd.store, p)
+        if status is None or (retry_failed and status != "done"):
+            todo.append(p)
+    return todo
+
+
+def states(sd: SweepDir, plan: Plan, live: Mapping[int, str]) -> list[tuple[PlannedPoint, str]]:
+    """Every point with its state; a committed run outranks what a runner reports."""
+    return [(p, status_of(sd.store, p) or live.get(p.index, PENDING)) for p in plan.points]
+
+
+def summary(sd: SweepDir, plan: Plan, live: Mapping[int, str]) -> dict[str, Any]:
+    """Counts of points by state and, per state, the points with their run directories."""
+    counts: dict[str, int] = {}
+    points: dict[str, list[dict[str, Any]]] = {}
+    for p, state in states(sd, plan, live):
+        counts[state] = counts.get(state, 0) + 1
+        rd = find(sd.store, p)
+        points.setdefault(state, []).append(
+            {"index": p.index, "run_id": p.run_id, "run_dir": str(rd.path) if rd else None,
+             "params": p.params})
+    return {"sweep": str(sd.path), "source": plan.source, "points": len(plan.points),
+            "counts": dict(sorted(counts.items())), "by_status": dict(sorted(points.items()))}
+
+
+# ------------------------------------------------------------------- collect
+
+def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    """Nested tables become dotted columns; lists stay one cell, as JSON."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}", v, out)
+    elif isinstance(value, (list, tuple)):
+        out[prefix] = json.dumps(value)
+    else:
+        out[prefix] = value
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+
+
+def row(point: PlannedPoint, rd: rundir.RunDir) -> dict[str, Any]:
+    record = rd.read_run()
+    out: dict[str, Any] = {"point": point.index, "run_id": record["run_id"],
+                           "status": record["status"], "run_dir": rd.path.name}
+    for path, value in point.params.items():
+        _flatten(f"sweep.{path}", value, out)
+    _flatten("spec", {k: v for k, v in point.spec.items() if k != "schema"}, out)
+    _flatten("metrics", _read_json(rd.metrics_json).get("hosts", {}), out)
+    _flatten("results", _read_json(rd.results_json), out)
+    _flatten("run", {"timings": record.get("timings", {}),
+                     "engine_version": record.get("engine", {}).get("version"),
+                     "node": record.get("host", {}).get("node"),
+                     "g5net_version": record.get("g5net_version")}, out)
+    return out
+
+
+def collect(sd: SweepDir, plan: Plan) -> tuple[list[str], list[dict[str, Any]]]:
+    """(columns, one row per point that has a committed run) in point order."""
+    rows = [row(p, rd) for p in plan.points if (rd := find(sd.store, p))]
+    if not rows:
+        raise RunnerError(f"{sd.path}: no point has a run yet")
+    names = {k for r in rows for k in r} - set(LEAD_COLUMNS)
+    columns = list(LEAD_COLUMNS)
+    for group in GROUPS:
+        columns += sorted(n for n in names if n.startswith(group))
+    return columns, rows
+
+
+def write_csv(path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, restval="")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def write_parquet(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise RunnerError("writing Parquet needs pyarrow: pip install 'g5net[table]' "
+                          "(or write .csv)") from None
+    arrays = []
+    for name in columns:
+        values = [r.get(name) for r in rows]
+        try:
+            arrays.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            # One column holding numbers in one run and text in another: keep it as text.
+            arrays.append(pa.array([None if v is None else str(v) for v in values]))
+    pq.write_table(pa.Table.from_arrays(arrays, names=columns), path)
+
+
+WRITERS = {".csv": write_csv, ".parquet": write_parquet}
+
+
+def write_table(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
+    writer = WRITERS.get(path.suffix)
+    if writer is None:
+        raise RunnerError(f"{path}: unknown table format {path.suffix!r} "
+                          f"(allowed: {', '.join(WRITERS)})")
+    writer(path, columns, rows)

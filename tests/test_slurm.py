@@ -1,0 +1,151 @@
+"""The SLURM runner against a real single-node SLURM (slurmctld, slurmd, munged)
+started here on loopback. Needs Debian's slurm-wlm and munge, and root; skipped
+with the reason where the daemons cannot start."""
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slurm
+
+DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo")
+START_TIMEOUT_S = 60
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _memory_mb() -> int:
+    with open("/proc/meminfo") as f:
+        total_kb = int(f.readline().split()[1])
+    return total_kb // 1024 // 2  # half the machine: the test must not starve it
+
+
+def _slurm_conf(root: Path, munge_socket: Path) -> str:
+    return "\n".join([
+        "ClusterName=g5nettest",
+        "SlurmctldHost=localhost",
+        "SlurmUser=root",
+        "SlurmdUser=root",
+        f"SlurmctldPort={_free_port()}",
+        f"SlurmdPort={_free_port()}",
+        "AuthType=auth/munge",
+        "CredType=cred/munge",
+        f"AuthInfo=socket={munge_socket}",
+        f"StateSaveLocation={root / 'state'}",
+        f"SlurmdSpoolDir={root / 'spool'}",
+        f"SlurmctldPidFile={root / 'slurmctld.pid'}",
+        f"SlurmdPidFile={root / 'slurmd.pid'}",
+        f"SlurmctldLogFile={root / 'slurmctld.log'}",
+        f"SlurmdLogFile={root / 'slurmd.log'}",
+        "ProctrackType=proctrack/linuxproc",
+        "TaskPlugin=task/none",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core_Memory",
+        "JobAcctGatherType=jobacct_gather/none",
+        "AccountingStorageType=accounting_storage/none",
+        "JobCompType=jobcomp/none",
+        "MpiDefault=none",
+        "ReturnToService=2",
+        "SchedulerParameters=sched_interval=1",
+        "MinJobAge=600",
+        "KillWait=10",
+        f"NodeName=localhost CPUs={os.cpu_count()} RealMemory={_memory_mb()} State=UNKNOWN",
+        "PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP",
+        "",
+    ])
+
+
+class Cluster:
+    def __init__(self, root: Path):
+        self.root = root
+        self.procs: list[subprocess.Popen] = []
+
+    def spawn(self, cmd: list[str]) -> None:
+        log = open(self.root / f"{Path(cmd[0]).name}.out", "wb")
+        self.procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL))
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-1500:]}"
+                         for p in sorted(self.root.glob("*.log")) + sorted(self.root.glob("*.out")))
+
+    def stop(self) -> None:
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in reversed(self.procs):
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def _start(root: Path) -> Cluster:
+    cluster = Cluster(root)
+    key = root / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    munge_socket = root / "munge.sock"
+    cluster.spawn(["munged", "--foreground", "--force", f"--key-file={key}",
+                   f"--socket={munge_socket}", f"--pid-file={root / 'munged.pid'}",
+                   f"--log-file={root / 'munged.log'}", f"--seed-file={root / 'munged.seed'}"])
+    conf = root / "slurm.conf"
+    conf.write_text(_slurm_conf(root, munge_socket))
+    for d in ("state", "spool"):
+        (root / d).mkdir()
+    os.environ["SLURM_CONF"] = str(conf)
+    cluster.spawn(["slurmctld", "-D", "-i", "-f", str(conf)])
+    cluster.spawn(["slurmd", "-D", "-N", "localhost", "-f", str(conf)])
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        out = subprocess.run(["sinfo", "--noheader", "--format=%T"], capture_output=True, text=True)
+        if out.returncode == 0 and out.stdout.strip() == "idle":
+            return cluster
+        if any(p.poll() is not None for p in cluster.procs):
+            break
+        time.sleep(0.5)
+    logs = cluster.logs()
+    cluster.stop()
+    raise RuntimeError(f"single-node SLURM did not come up:\n{logs}")
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    missing = [d for d in DAEMONS if not shutil.which(d)]
+    if missing:
+        pytest.skip(f"SLURM test needs {', '.join(missing)}: apt-get install slurm-wlm munge")
+    if os.geteuid() != 0:
+        pytest.skip("SLURM test starts slurmctld, slurmd and munged as root; not root here")
+    old_conf = os.environ.get("SLURM_CONF")
+    # Short path: munge's and slurm's sockets must fit in sockaddr_un.
+    root = Path(tmp_path_factory.mktemp("slurm"))
+    try:
+        cluster = _start(root)
+    except (RuntimeError, OSError) as e:
+        pytest.skip(f"single-node SLURM cannot start here: {e}")
+    yield cluster
+    subprocess.run(["scancel", "--user=root"], capture_output=True)
+    cluster.stop()
+    if old_conf is None:
+        os.environ.pop("SLURM_CONF", None)
+    else:
+        os.environ["SLURM_CONF"] = old_conf
+
+
+def test_cluster_runs_an_array_job(slurm_cluster, tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --array=0-2\n#SBATCH --time=1\n"
+                      f"#SBATCH --output={tmp_path}/%a.out\necho task $SLURM_ARRAY_TASK_ID\n")
+    out = subprocess.run(["sbatch", "--parsable", "--wait", str(script)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr + slurm_cluster.logs()
+    assert sorted(p.read_text() for p in tmp_path.glob("*.out")) == [f"task {i}\n" for i in range(3)]
