@@ -14,7 +14,7 @@ from . import __version__
 from .errors import G5netError
 
 # Order is the order `g5net --help` lists them.
-COMMANDS = ("run", "artifacts", "stats", "report", "check")
+COMMANDS = ("run", "sweep", "status", "collect", "artifacts", "stats", "report", "check")
 
 
 def build_parser() -> argparse.ArgumentParser:
