@@ -27,3 +27,11 @@ class RunnerError(G5netError):
 
 class StatsParseError(G5netError):
     """A gem5 stats file is malformed; the message names file and line."""
+
+
+class ReportError(G5netError):
+    """A run or sweep directory cannot be read for a report or a check."""
+
+
+class CheckError(G5netError):
+    """An expectations file is malformed; the message names the line or key."""

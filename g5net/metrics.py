@@ -1,33 +1,77 @@
 """Derived metrics of a run (`metrics.json`): per host and workload, the guest's
-measurements normalised per second and per packet."""
+measurements normalised per second and per packet, the gem5 counters of the
+workload's region of interest per packet, and the CPU time breakdown.
+
+Layout: `{"hosts": {host: {workload: {metric: value, ..., "breakdown": {...}}}}}`.
+Metrics are flat numbers so that checks and reports can address them by name;
+a metric that could not be measured (no gem5 stats under QEMU, no profile) is
+absent, never 0.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from . import profile
+from .guest.results import USER_HZ
 from .rundir import RunDir
 from .spec import Spec
+from .stats import host_metrics, iter_dumps
 
 # Carried over from the workload's own report when present.
 _MEASURED = ("throughput_mbps", "latency_us", "peak_mbps", "loss_pct")
+# gem5 catalogue metrics reported as totals and per packet.
+_GEM5_PER_PKT = ("insts", "cycles", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes")
+_GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
 
 
 def _per(value: float | None, count: float | None) -> float | None:
     return value / count if value is not None and count else None
 
 
-def workload_metrics(w: dict[str, Any]) -> dict[str, Any]:
-    out = {k: w[k] for k in _MEASURED if k in w}
-    roi = w.get("roi")
-    if not roi:
-        return out
+def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """workload -> gem5 host -> catalogue metrics, from the workloads' stats dumps.
+
+    The guest brackets each workload with `m5 resetstats` / `m5 dumpstats`, in
+    spec order, so dump i is workload i; later dumps (gem5's own at exit) are
+    not a workload's. No file, or fewer dumps, leaves workloads out.
+    """
+    if not stats_txt.is_file():
+        return {}
+    out = {}
+    for dump, name in zip(iter_dumps(stats_txt), workloads):
+        out[name] = host_metrics(dump)
+    return out
+
+
+def _gem5_metrics(gem5: dict[str, float], guest_packets: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {k: gem5[k] for k in _GEM5_NIC if k in gem5}
+    nic = [gem5[k] for k in _GEM5_NIC if k in gem5]
+    # The model's own count of the region's packets; the guest's when the NIC has none.
+    packets = sum(nic) if nic else guest_packets
+    out["gem5_packets"] = packets
+    for k in _GEM5_PER_PKT:
+        if k in gem5:
+            out[k] = gem5[k]
+            out[f"{k}_per_pkt"] = _per(gem5[k], packets)
+    if "sim_seconds" in gem5:
+        out["sim_seconds"] = gem5["sim_seconds"]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
     packets = roi["rx_packets"] + roi["tx_packets"]
-    out.update(
+    ticks = roi["cpu_ticks"]
+    busy_ticks = sum(ticks.values()) - ticks["idle"] - ticks.get("iowait", 0)
+    return dict(
         elapsed_s=roi["elapsed_s"],
         cpu_util=roi["cpu_util"],
         packets=packets,
         rx_packets=roi["rx_packets"],
         tx_packets=roi["tx_packets"],
+        pkts_per_s=_per(packets, roi["elapsed_s"]),
         ctxt=roi["ctxt"],
         intr=roi["intr"],
         nic_irqs=roi["nic_irqs"],
@@ -37,12 +81,33 @@ def workload_metrics(w: dict[str, Any]) -> dict[str, Any]:
         intr_per_pkt=_per(roi["intr"], packets),
         nic_irqs_per_pkt=_per(roi["nic_irqs"], packets),
         pkts_per_nic_irq=_per(packets, roi["nic_irqs"]),
+        cpu_us_per_pkt=_per(busy_ticks * 1e6 / USER_HZ, packets),
     )
-    return out
+
+
+def workload_metrics(w: dict[str, Any], gem5: dict[str, float] | None = None) -> dict[str, Any]:
+    """Metrics of one workload on one host: its results.json entry, plus the gem5
+    counters of its region of interest for that host when there are any."""
+    out = {k: w[k] for k in _MEASURED if k in w}
+    roi = w.get("roi")
+    packets = None
+    if roi:
+        out.update(_guest_metrics(roi))
+        packets = out["packets"]
+    if gem5:
+        out.update(_gem5_metrics(gem5, packets))
+    if w.get("profile"):
+        b = profile.breakdown(w["profile"], roi["cpu_ticks"] if roi else None)
+        if b is not None:
+            out.update(profile.metrics(b, packets))
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def compute(spec: Spec, results: dict[str, Any], rd: RunDir) -> dict[str, Any]:
+    # gem5 names each host's top-level object after the spec's host.
+    gem5 = roi_stats(rd.stats_txt, [w.name for w in spec.workloads])
     hosts = {}
     for name, r in results.items():
-        hosts[name] = {wname: workload_metrics(w) for wname, w in r.get("workloads", {}).items()}
+        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(name))
+                       for wname, w in r.get("workloads", {}).items()}
     return {"hosts": hosts}

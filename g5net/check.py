@@ -1,0 +1,310 @@
+"""Expectations on the metrics of a run or a sweep (`g5net check`).
+
+An expectations file is TOML::
+
+    # Every run must have finished with status "done" (the default).
+    require_done = true
+
+    # Bounds: a metric against a number, in every run.
+    bounds = [
+        "client.stream.intr_per_pkt < 5",    # HOST.WORKLOAD.METRIC
+        "l1d_misses_per_pkt < 50",           # METRIC: every host and workload
+        "*.stream.throughput_mbps > 0",      # HOST and WORKLOAD are globs
+        "sum(time_*_pct) == 100",            # sum(): the metrics a glob matches, added
+    ]
+
+    # Relations: points of a sweep against each other.
+    [[relation]]
+    by = "host.nic.attach"                   # a sweep path (see g5net.sweep)
+    expect = ["integrated.throughput_mbps >= pcie.throughput_mbps"]
+
+A reference is `[HOST.WORKLOAD.]METRIC`, a name of metrics.json; with one
+segment it means every host and workload *where the metric is present*. In a
+relation each side starts with a value of the `by` key (`integrated.`), and
+the relation must hold between every two runs that differ only in that key
+(and in keys that follow from it); both sides address the same host and
+workload. Operators: < <= > >= == != (== and != compare to a relative 1e-9).
+
+A check that finds nothing to compare fails: a misspelt metric is not a pass.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from .errors import CheckError
+from .report.runs import Run, fmt_value, independent
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
+    "==": lambda a, b: math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9),
+    "!=": lambda a, b: not math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9),
+}
+_EXPR = re.compile(r"^\s*(?P<lhs>\S.*?)\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<rhs>\S.*?)\s*$")
+_SUM = re.compile(r"^sum\((?P<ref>[^()]*)\)$")
+_SEGMENT = re.compile(r"^[\w*?\[\]!+-]+$")
+_KEYS = ("require_done", "bounds", "relation")
+
+
+@dataclass(frozen=True)
+class Ref:
+    host: str  # glob
+    workload: str  # glob
+    metric: str  # a name; a glob only under sum()
+    summed: bool
+
+    def values(self, run: Run) -> Iterator[tuple[str, str, float]]:
+        """(host, workload, value) for every host and workload where the metric is present."""
+        for host, workloads in run.hosts.items():
+            if not fnmatchcase(host, self.host):
+                continue
+            for wl, metrics in workloads.items():
+                if not fnmatchcase(wl, self.workload):
+                    continue
+                value = self._value(metrics)
+                if value is not None:
+                    yield host, wl, value
+
+    def _value(self, metrics: Mapping[str, Any]) -> float | None:
+        if not self.summed:
+            v = metrics.get(self.metric)
+            return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        parts = [v for k, v in metrics.items()
+                 if fnmatchcase(k, self.metric) and isinstance(v, (int, float)) and not isinstance(v, bool)]
+        return math.fsum(parts) if parts else None
+
+
+@dataclass(frozen=True)
+class Bound:
+    where: str  # `bounds[2]`, for messages
+    text: str
+    ref: Ref
+    op: str
+    number: float
+    ref_left: bool  # `ref OP number` rather than `number OP ref`
+
+    def holds(self, value: float) -> bool:
+        a, b = (value, self.number) if self.ref_left else (self.number, value)
+        return _OPS[self.op](a, b)
+
+
+@dataclass(frozen=True)
+class Relation:
+    where: str
+    text: str
+    by: str
+    left_label: str
+    left: Ref
+    op: str
+    right_label: str
+    right: Ref
+
+
+@dataclass(frozen=True)
+class Expectations:
+    source: str
+    require_done: bool
+    bounds: tuple[Bound, ...]
+    relations: tuple[Relation, ...]
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def _where_line(text: str, needle: str) -> str:
+    for n, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return f"line {n}: "
+    return ""
+
+
+def _ref(text: str, where: str, labelled: bool) -> tuple[str, Ref]:
+    m = _SUM.match(text)
+    body = m["ref"].strip() if m else text
+    segments = body.split(".")
+    label = ""
+    if labelled:
+        if len(segments) < 2:
+            raise CheckError(f"{where}: {text!r} needs a value of the 'by' key first, "
+                             f"e.g. integrated.{text}")
+        label, segments = segments[0], segments[1:]
+    if len(segments) == 1:
+        host, wl, metric = "*", "*", segments[0]
+    elif len(segments) == 3:
+        host, wl, metric = segments
+    else:
+        raise CheckError(f"{where}: {text!r} is not [HOST.WORKLOAD.]METRIC "
+                         f"(a reference has 1 or 3 dotted parts; use * for any host or workload)")
+    for s in (label, host, wl, metric):
+        if s and not _SEGMENT.match(s):
+            raise CheckError(f"{where}: {s!r} in {text!r} is not a name or glob")
+    if not m and any(c in metric for c in "*?["):
+        raise CheckError(f"{where}: metric {metric!r} is a glob; write sum({body}) to add up what it matches")
+    return label, Ref(host, wl, metric, summed=bool(m))
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _split(expr: Any, where: str) -> tuple[str, str, str]:
+    if not isinstance(expr, str):
+        raise CheckError(f"{where}: expected a string like \"METRIC < 5\", got {expr!r}")
+    m = _EXPR.match(expr)
+    if not m:
+        raise CheckError(f"{where}: {expr!r} is not 'LEFT OP RIGHT' with OP one of {' '.join(_OPS)}")
+    return m["lhs"], m["op"], m["rhs"]
+
+
+def _bound(expr: Any, where: str) -> Bound:
+    lhs, op, rhs = _split(expr, where)
+    lnum, rnum = _number(lhs), _number(rhs)
+    if (lnum is None) == (rnum is None):
+        raise CheckError(f"{where}: {expr!r}: a bound compares one metric with one number "
+                         f"(relations between points go under [[relation]])")
+    ref_text, number = (lhs, rnum) if rnum is not None else (rhs, lnum)
+    _, ref = _ref(ref_text, where, labelled=False)
+    return Bound(where, expr, ref, op, number, ref_left=rnum is not None)
+
+
+def _relation(expr: Any, by: str, where: str) -> Relation:
+    lhs, op, rhs = _split(expr, where)
+    llabel, left = _ref(lhs, where, labelled=True)
+    rlabel, right = _ref(rhs, where, labelled=True)
+    if (left.host, left.workload) != (right.host, right.workload):
+        raise CheckError(f"{where}: {expr!r}: both sides must address the same HOST.WORKLOAD")
+    return Relation(where, expr, by, llabel, left, op, rlabel, right)
+
+
+def _string_list(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list):
+        raise CheckError(f"{key}: expected a list of strings, got {value!r}")
+    return value
+
+
+def parse(text: str, source: str = "expectations") -> Expectations:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CheckError(f"{source}: not valid TOML: {e}") from e
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise CheckError(f"{source}: {_where_line(text, unknown[0])}{unknown[0]}: unknown key "
+                         f"(allowed: {', '.join(_KEYS)})")
+    require_done = data.get("require_done", True)
+    if not isinstance(require_done, bool):
+        raise CheckError(f"{source}: require_done: expected true or false, got {require_done!r}")
+
+    def located(key: str, expr: Any) -> str:
+        return f"{source}: {_where_line(text, expr) if isinstance(expr, str) else ''}{key}"
+
+    bounds = tuple(_bound(e, located(f"bounds[{i}]", e))
+                   for i, e in enumerate(_string_list(data.get("bounds", []), f"{source}: bounds")))
+    relations = []
+    tables = data.get("relation", [])
+    if not isinstance(tables, list):
+        raise CheckError(f"{source}: relation: write [[relation]] tables, each with 'by' and 'expect'")
+    for i, table in enumerate(tables):
+        key = f"relation[{i}]"
+        extra = sorted(set(table) - {"by", "expect"})
+        if extra or not isinstance(table.get("by"), str) or "expect" not in table:
+            raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...] only"
+                             + (f" (unknown: {', '.join(extra)})" if extra else ""))
+        for j, e in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
+            relations.append(_relation(e, table["by"], located(f"{key}.expect[{j}]", e)))
+    if not bounds and not relations:
+        raise CheckError(f"{source}: no bounds and no [[relation]]: nothing to check")
+    return Expectations(source, require_done, bounds, tuple(relations))
+
+
+def load(path: Path) -> Expectations:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise CheckError(f"{path}: cannot read: {e.strerror}") from e
+    return parse(text, str(path))
+
+
+# --------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class Outcome:
+    checked: int  # comparisons made
+    failures: tuple[str, ...]  # one readable line each
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def _check_bound(b: Bound, runs: Sequence[Run]) -> tuple[int, list[str]]:
+    count, failures = 0, []
+    for run in runs:
+        for host, wl, value in b.ref.values(run):
+            count += 1
+            if not b.holds(value):
+                failures.append(f"{b.where} {b.text!r}: {host}.{wl} is {_fmt(value)} in {run.name}")
+    if not count:
+        failures.append(f"{b.where} {b.text!r}: matched no metric in {len(runs)} run(s)")
+    return count, failures
+
+
+def _groups(runs: Sequence[Run], by: str) -> dict[tuple, list[Run]]:
+    """Runs keyed by every varying parameter except `by` and those that follow from it."""
+    for r in runs:
+        r.param(by)  # a misspelt key is an error, not an empty check
+    others = independent(runs, by)
+    groups: dict[tuple, list[Run]] = {}
+    for r in runs:
+        groups.setdefault(tuple(repr(r.params.get(k)) for k in others), []).append(r)
+    return groups
+
+
+def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]:
+    count, failures = 0, []
+    for group in _groups(runs, rel.by).values():
+        lefts = [r for r in group if fmt_value(r.param(rel.by)) == rel.left_label]
+        rights = [r for r in group if fmt_value(r.param(rel.by)) == rel.right_label]
+        for lr in lefts:
+            for rr in rights:
+                right = {(h, w): v for h, w, v in rel.right.values(rr)}
+                for h, w, lv in rel.left.values(lr):
+                    if (h, w) not in right:
+                        continue
+                    count += 1
+                    if not _OPS[rel.op](lv, right[h, w]):
+                        failures.append(f"{rel.where} {rel.text!r}: {h}.{w} is {_fmt(lv)} in {lr.name} "
+                                        f"vs {_fmt(right[h, w])} in {rr.name}")
+    if not count:
+        values = sorted({fmt_value(r.param(rel.by)) for r in runs})
+        failures.append(f"{rel.where} {rel.text!r}: no two runs differ only in {rel.by} with values "
+                        f"{rel.left_label} and {rel.right_label} and both have the metric "
+                        f"({rel.by} takes {', '.join(values)})")
+    return count, failures
+
+
+def evaluate(exp: Expectations, runs: Sequence[Run]) -> Outcome:
+    checked, failures = 0, []
+    if exp.require_done:
+        for r in runs:
+            checked += 1
+            if r.status != "done":
+                failures.append(f"require_done: {r.name} has status {r.status}")
+    for check in (*exp.bounds, *exp.relations):
+        fn = _check_bound if isinstance(check, Bound) else _check_relation
+        n, fails = fn(check, runs)
+        checked += n
+        failures += fails
+    return Outcome(checked, tuple(failures))

@@ -1,0 +1,40 @@
+"""`g5net check`: hold a run or a sweep to the expectations of a file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import check
+from ..report import runs
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "check",
+        help="check the metrics of a run or sweep against an expectations file",
+        description="Evaluate the bounds and relations of an expectations file (TOML) on the "
+                    "metrics.json of one run directory or of every run of a sweep directory. "
+                    "The file format is described in g5net/check.py and shown by "
+                    "results/expectations/quickstart.toml.",
+        epilog="Exit status: 0 every check holds, 1 a check failed (one line per failure, "
+               "naming the check), 2 the expectations file is malformed (the message names "
+               "the line or key) or the directory cannot be read.\n"
+               "Example: g5net check results/quickstart-1a2b3c4d5e6f "
+               "--expect results/expectations/quickstart.toml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("source", type=Path, metavar="RUN|SWEEP", help="a run directory or a sweep directory")
+    p.add_argument("--expect", type=Path, required=True, metavar="FILE.toml", help="expectations file")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    expectations = check.load(args.expect)
+    found = runs.load(args.source)
+    outcome = check.evaluate(expectations, found)
+    for line in outcome.failures:
+        print(f"FAIL {line}")
+    print(f"{len(outcome.failures)} failed, {outcome.checked} compared "
+          f"({len(found)} run(s), {args.expect})")
+    return 1 if outcome.failures else 0

@@ -1,0 +1,223 @@
+"""Where the CPU time of a workload goes: ftrace's function profile, by category.
+
+Input is what `g5_profile_stop` leaves: one `trace_stat/function<cpu>` table
+per CPU, as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)::
+
+      Function                               Hit    Time            Avg             s^2
+      --------                               ---    ----            ---             ---
+      e1000_clean                           1234    5678.901 us     4.602 us        1.234 us
+      schedule                                12    123456789 us    10288065 us     0.000 us
+
+Names are cut to 30 characters; the Time columns exist only in kernels with the
+function graph tracer (otherwise the table has Hit alone). The kernel prints
+times in microseconds, whole numbers once they reach seven digits; other units
+are accepted so that tables from other tools or kernels parse too.
+
+Each function is given a category by `RULES`, an ordered table of
+(glob, category): the first glob that matches the name wins, and `*` at the end
+sends the rest of the kernel to "kernel". ftrace sees only the kernel, so
+"application" is the user time of the region of interest, from /proc/stat.
+
+The profiler's own cost (a hook on every traced call) inflates the kernel's
+absolute times, so only ftrace's *proportions* are used: the kernel time
+measured by /proc/stat over the same region (system + irq + softirq ticks) is
+split between kernel categories in proportion to their profiled time. The
+guest must profile self time (`options/graph-time` = 0, `options/sleep-time`
+= 0), or a caller's time would include its callees' and be counted twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from .errors import GuestError
+from .guest.results import USER_HZ
+
+DRIVER, STACK, BUFFER, COPY, KERNEL, APPLICATION = (
+    "driver", "stack", "buffer", "copy", "kernel", "application")
+# Report order: from the wire up to the application.
+CATEGORIES = (DRIVER, STACK, BUFFER, COPY, KERNEL, APPLICATION)
+# Time the CPU had nothing to do: excluded from the shares, like idle ticks.
+IDLE = "idle"
+
+# (glob, category), first match wins. Specific families come before the broad
+# prefixes that would otherwise swallow them: `skb_copy_datagram_iter` is a
+# copy before it is an skb function, `napi_alloc_skb` a buffer before a NAPI
+# function, and `copy_process` (fork) is not a data copy at all, hence no
+# bare `copy_*`.
+RULES: tuple[tuple[str, str], ...] = (
+    # Idle loops: the time they report is time nothing else wanted the CPU.
+    ("do_idle", IDLE), ("cpu_startup_entry", IDLE), ("default_idle*", IDLE),
+    ("arch_cpu_idle*", IDLE), ("cpuidle_*", IDLE), ("acpi_idle_*", IDLE),
+    ("intel_idle*", IDLE), ("mwait_idle*", IDLE), ("poll_idle", IDLE),
+    ("native_safe_halt", IDLE), ("cpu_idle_*", IDLE),
+    # Data copies between user and kernel, and within the kernel.
+    ("*copy_to_*", COPY), ("*copy_from_*", COPY), ("*copy_user*", COPY),
+    ("*copy_datagram*", COPY), ("skb_copy_bits", COPY), ("*memcpy*", COPY),
+    ("*memmove*", COPY), ("csum_*copy*", COPY), ("*csum_and_copy*", COPY),
+    ("rep_movs_alternative", COPY), ("copyin", COPY), ("copyout", COPY),
+    # The NIC driver, and the DMA mapping it does for every packet.
+    ("*e1000*", DRIVER), ("dma_map_*", DRIVER), ("dma_unmap_*", DRIVER),
+    ("dma_sync_*", DRIVER), ("dma_direct_*", DRIVER),
+    # Buffer management: socket buffers, slab and page allocation.
+    ("skb_*", BUFFER), ("__skb_*", BUFFER), ("*alloc_skb*", BUFFER),
+    ("*free_skb*", BUFFER), ("*kfree_skb*", BUFFER), ("*consume_skb*", BUFFER),
+    ("*build_skb*", BUFFER), ("kfree_skbmem", BUFFER), ("*page_frag*", BUFFER),
+    ("kmem_cache_*", BUFFER), ("*kmalloc*", BUFFER), ("kfree", BUFFER),
+    ("*slab*", BUFFER), ("*alloc_pages*", BUFFER), ("*free_pages*", BUFFER),
+    ("free_unref_page*", BUFFER), ("get_page_from_freelist", BUFFER),
+    ("rmqueue*", BUFFER), ("sk_page_frag_refill", BUFFER),
+    # Protocol stack: sockets, TCP/UDP/IP, the device layer, NAPI, netfilter.
+    ("tcp*", STACK), ("__tcp*", STACK), ("udp*", STACK), ("__udp*", STACK),
+    ("ip_*", STACK), ("__ip_*", STACK), ("ipv4_*", STACK), ("ip6*", STACK),
+    ("inet*", STACK), ("__inet*", STACK), ("icmp*", STACK), ("raw_*", STACK),
+    ("sock_*", STACK), ("__sock_*", STACK), ("sk_*", STACK), ("__sk_*", STACK),
+    ("lock_sock*", STACK), ("release_sock", STACK), ("__release_sock", STACK),
+    ("__sys_send*", STACK), ("__sys_recv*", STACK), ("sockfd_lookup*", STACK),
+    ("net_rx_action", STACK), ("net_tx_action", STACK), ("netif_*", STACK),
+    ("__netif_*", STACK), ("netdev_*", STACK), ("__netdev_*", STACK),
+    ("napi_*", STACK), ("__napi_*", STACK), ("dev_*", STACK), ("__dev_*", STACK),
+    ("eth_*", STACK), ("*gro_*", STACK), ("neigh_*", STACK), ("__neigh_*", STACK),
+    ("dst_*", STACK), ("fib_*", STACK), ("nf_*", STACK), ("qdisc_*", STACK),
+    ("__qdisc_*", STACK), ("sch_*", STACK), ("pfifo_*", STACK),
+    ("validate_xmit_*", STACK), ("*csum*", STACK), ("rps_*", STACK),
+    # Everything else: scheduler, interrupts, syscalls, locks, timers, memory.
+    ("*", KERNEL),
+)
+
+
+@dataclass(frozen=True)
+class FunctionStat:
+    name: str
+    hits: int
+    # Summed over the region; None when the kernel printed Hit only.
+    time_us: float | None
+
+
+_UNIT_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+_ROW = re.compile(r"^\s*(?P<name>\S.*?)\s+(?P<hits>\d+)"
+                  r"(?:\s+(?P<time>[\d.]+)\s*(?P<unit>ns|us|ms|s)\b.*)?\s*$")
+
+
+def parse_function_stat(text: str) -> list[FunctionStat]:
+    """The rows of one `trace_stat/function<cpu>` table."""
+    rows = []
+    lines = text.splitlines()
+    for n, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("Function", "--------")):
+            continue
+        m = _ROW.match(line)
+        if not m:
+            raise GuestError(f"function profile line {n}: not 'name hits [time unit ...]': {line!r}")
+        time = m["time"]
+        rows.append(FunctionStat(m["name"], int(m["hits"]),
+                                 float(time) * _UNIT_US[m["unit"]] if time else None))
+    return rows
+
+
+def category(name: str) -> str:
+    """The category of a kernel function: the first rule whose glob matches."""
+    return next(cat for glob, cat in RULES if fnmatchcase(name, glob))
+
+
+def _merge(tables: Iterable[list[FunctionStat]]) -> list[FunctionStat]:
+    """One row per function over all CPUs, largest first."""
+    merged: dict[str, FunctionStat] = {}
+    for table in tables:
+        for f in table:
+            old = merged.get(f.name, FunctionStat(f.name, 0, 0.0))
+            time = None if old.time_us is None or f.time_us is None else old.time_us + f.time_us
+            merged[f.name] = FunctionStat(f.name, old.hits + f.hits, time)
+    rows = list(merged.values())
+    return sorted(rows, key=lambda f: (f.time_us or 0, f.hits), reverse=True)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    # "time": shares of CPU time; "hits": shares of kernel function calls,
+    # when the kernel has no graph tracer to time them (no application share).
+    basis: str
+    # Where the kernel's total time comes from: "proc-stat" or "ftrace".
+    kernel_source: str
+    # Category -> share of the whole, in percent; adds up to 100.
+    share_pct: Mapping[str, float]
+    # Category -> microseconds over the region (CPUs added); empty for "hits".
+    time_us: Mapping[str, float]
+    idle_us: float | None
+    top: tuple[tuple[str, str, float], ...]  # (function, category, share of kernel %)
+
+    def per_packet_us(self, packets: int | None) -> dict[str, float]:
+        return {c: t / packets for c, t in self.time_us.items()} if packets else {}
+
+
+TOP_FUNCTIONS = 12
+
+
+def breakdown(profiles: Mapping[str, str], cpu_ticks: Mapping[str, int] | None) -> Breakdown | None:
+    """The breakdown of one workload on one host, or None if nothing was profiled.
+
+    `profiles` are the raw tables (`NAME.prof<cpu>` -> text); `cpu_ticks` the
+    region's /proc/stat tick deltas (results' `roi.cpu_ticks`) when known.
+    """
+    rows = _merge(parse_function_stat(t) for t in profiles.values())
+    if not rows:
+        return None
+    timed = all(f.time_us is not None for f in rows)
+    weight = (lambda f: f.time_us) if timed else (lambda f: f.hits)
+    cats = {f.name: category(f.name) for f in rows}
+    kernel_w: dict[str, float] = {}
+    idle = 0.0
+    for f in rows:
+        if cats[f.name] == IDLE:
+            idle += weight(f)
+        else:
+            kernel_w[cats[f.name]] = kernel_w.get(cats[f.name], 0.0) + weight(f)
+    kernel_total = sum(kernel_w.values())
+    if not kernel_total:
+        return None
+    top = tuple((f.name, cats[f.name], 100 * weight(f) / kernel_total)
+                for f in rows if cats[f.name] != IDLE)[:TOP_FUNCTIONS]
+    if not timed:
+        share = {c: 100 * kernel_w.get(c, 0.0) / kernel_total for c in CATEGORIES if c != APPLICATION}
+        return Breakdown("hits", "ftrace", share, {}, None, top)
+
+    source, kernel_us, app_us = _kernel_and_user_us(cpu_ticks, kernel_total)
+    times = {c: kernel_us * kernel_w.get(c, 0.0) / kernel_total for c in CATEGORIES if c != APPLICATION}
+    if app_us is not None:
+        times[APPLICATION] = app_us
+    total = sum(times.values())
+    share = {c: 100 * t / total for c, t in times.items()}
+    return Breakdown("time", source, share, times, idle, top)
+
+
+def _kernel_and_user_us(ticks: Mapping[str, int] | None,
+                        ftrace_kernel_us: float) -> tuple[str, float, float | None]:
+    """(source, kernel microseconds, user microseconds or None)."""
+    if not ticks:
+        return "ftrace", ftrace_kernel_us, None
+    tick_us = 1e6 / USER_HZ
+    kernel = sum(ticks.get(k, 0) for k in ("system", "irq", "softirq")) * tick_us
+    user = sum(ticks.get(k, 0) for k in ("user", "nice")) * tick_us
+    if not kernel:
+        # Too short for the tick to see the kernel: ftrace's own times are all we have.
+        return "ftrace", ftrace_kernel_us, user
+    return "proc-stat", kernel, user
+
+
+def metrics(b: Breakdown, packets: int | None) -> dict[str, Any]:
+    """The breakdown as `metrics.json` scalars: `time_<category>_pct` (adding up to
+    100) and `time_<category>_us_per_pkt`, plus its provenance under `breakdown`."""
+    out: dict[str, Any] = {f"time_{c}_pct": v for c, v in b.share_pct.items()}
+    out.update({f"time_{c}_us_per_pkt": v for c, v in b.per_packet_us(packets).items()})
+    out["breakdown"] = {
+        "basis": b.basis,
+        "kernel_source": b.kernel_source,
+        "idle_us": b.idle_us,
+        "top": [{"function": n, "category": c, "kernel_pct": p} for n, c, p in b.top],
+    }
+    return out

@@ -1,0 +1,1 @@
+"""Reports of a run or a sweep: tables and plots in Markdown and HTML."""

@@ -1,0 +1,177 @@
+"""The report's PNG plots (matplotlib, Agg: no display needed).
+
+A line plot is drawn only where the sweep varies its x parameter; every other
+varying parameter that does not follow from x (nic.attach, nic.mtu, ...) makes
+its own coloured series, and each host its own line style.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: reports are written on machines without a display
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from ..profile import CATEGORIES  # noqa: E402
+from .runs import Run, independent, label, varying  # noqa: E402
+from .tables import rows  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Panel:
+    metric: str
+    ylabel: str
+    scale: float = 1.0
+
+
+@dataclass(frozen=True)
+class LinePlot:
+    name: str  # file name without .png
+    title: str
+    x: str  # a workload parameter: workloads.<name>.<x>
+    xlabel: str
+    panels: tuple[Panel, ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    title: str
+    file: str
+
+
+LINE_PLOTS = (
+    LinePlot("bandwidth-cpu-vs-msg-size", "Bandwidth and CPU utilisation vs message size",
+             "msg_bytes", "message size (bytes per write)",
+             (Panel("throughput_mbps", "throughput (Mbit/s)"), Panel("cpu_util", "CPU utilisation (%)", 100))),
+    LinePlot("misses-vs-connections", "Cache misses per packet vs connections", "streams", "connections",
+             (Panel("l1i_misses_per_pkt", "L1I misses / packet"), Panel("l1d_misses_per_pkt", "L1D misses / packet"),
+              Panel("l2_misses_per_pkt", "L2 misses / packet"))),
+    LinePlot("ctxt-intr-vs-connections", "Context switches and interrupts vs connections", "streams",
+             "connections",
+             (Panel("ctxt_per_s", "context switches / s"), Panel("intr_per_s", "interrupts / s"),
+              Panel("ctxt_per_pkt", "context switches / packet"), Panel("intr_per_pkt", "interrupts / packet"))),
+)
+
+# One colour per category, stable across reports; warm for the network path,
+# greys for the rest of the kernel, blue for the application.
+CATEGORY_COLOURS = {"driver": "#d62728", "stack": "#ff7f0e", "buffer": "#bcbd22", "copy": "#9467bd",
+                    "kernel": "#7f7f7f", "application": "#1f77b4"}
+SERIES_COLOURS = plt.get_cmap("tab10").colors
+HOST_STYLES = ("-", "--", ":", "-.")
+HOST_MARKERS = ("o", "s", "^", "D")
+
+
+def _style(ax) -> None:
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(True, color="#dddddd", linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def _bytes(v: float, _pos=None) -> str:
+    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
+        if v >= size and v % size == 0:
+            return f"{int(v // size)}{unit}"
+    return f"{v:g}"
+
+
+def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
+    # series key -> x -> value, per panel
+    data: dict[str, dict[tuple, list[tuple[float, float]]]] = {p.metric: {} for p in plot.panels}
+    workloads = sorted({w for r, _, w, _ in rows(runs) if f"workloads.{w}.{plot.x}" in varying(runs)})
+    hosts = sorted({h for r, h, w, _ in rows(runs) if w in workloads})
+    for w in workloads:
+        xkey = f"workloads.{w}.{plot.x}"
+        others = independent(runs, xkey)
+        for r, h, wl, m in rows(runs):
+            if wl != w:
+                continue
+            series = (label(r, others) if others else "", h, w if len(workloads) > 1 else "")
+            for p in plot.panels:
+                if isinstance(m.get(p.metric), (int, float)):
+                    data[p.metric].setdefault(series, []).append((r.params[xkey], m[p.metric] * p.scale))
+    panels = [p for p in plot.panels if data[p.metric]]
+    if not panels:
+        return None
+    ncols = 2 if len(panels) == 4 else len(panels)
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), squeeze=False)
+    groups = sorted({s[0] for d in data.values() for s in d})
+    for ax, p in zip(axes.flat, panels):
+        for series, points in sorted(data[p.metric].items()):
+            group, host, wl = series
+            points.sort()
+            hi = hosts.index(host) % len(HOST_STYLES)
+            name = " ".join(x for x in (group, host, wl) if x)
+            ax.plot([x for x, _ in points], [y for _, y in points], label=name,
+                    color=SERIES_COLOURS[groups.index(group) % len(SERIES_COLOURS)],
+                    linestyle=HOST_STYLES[hi], marker=HOST_MARKERS[hi], markersize=5, linewidth=1.8)
+        xs = sorted({x for pts in data[p.metric].values() for x, _ in pts})
+        if xs[0] > 0 and xs[-1] / xs[0] >= 8:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.xaxis.set_major_formatter(FuncFormatter(_bytes if plot.x == "msg_bytes" else lambda v, _p: f"{v:g}"))
+        ax.xaxis.set_minor_locator(plt.NullLocator())
+        ax.set_xlabel(plot.xlabel)
+        ax.set_ylabel(p.ylabel)
+        ax.set_ylim(bottom=0)
+        _style(ax)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 4), frameon=False,
+               bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(plot.title, y=1.0 + 0.06 * ((len(labels) + 3) // 4), fontsize=12, fontweight="bold")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.08 * ((len(labels) + 3) // 4) / nrows))
+    file = f"{plot.name}.png"
+    fig.savefig(out / file, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return Figure(plot.title, file)
+
+
+def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
+    """Stacked bars, one per run, host and workload: time per packet by category
+    (share of CPU time where packets were not counted)."""
+    keys = varying(runs)
+    found = [(r, h, w, m) for r, h, w, m in rows(runs) if f"time_{CATEGORIES[0]}_pct" in m]
+    if not found:
+        return None
+    per_pkt = all(f"time_{CATEGORIES[0]}_us_per_pkt" in m for *_, m in found)
+    suffix = "us_per_pkt" if per_pkt else "pct"
+    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.45 * len(found)))
+    names = [" ".join(x for x in (label(r, keys) if keys else "", f"{h}/{w}") if x) for r, h, w, _ in found]
+    left = [0.0] * len(found)
+    for c in CATEGORIES:
+        values = [m.get(f"time_{c}_{suffix}", 0.0) for *_, m in found]
+        bars = ax.barh(names, values, left=left, color=CATEGORY_COLOURS[c], label=c, height=0.6,
+                       edgecolor="white", linewidth=0.6)
+        total = [sum(m.get(f"time_{k}_{suffix}", 0.0) for k in CATEGORIES) for *_, m in found]
+        for bar, v, t in zip(bars, values, total):
+            if t and v / t >= 0.07:  # label only segments wide enough to hold it
+                ax.text(bar.get_x() + v / 2, bar.get_y() + bar.get_height() / 2,
+                        f"{v:.1f}" if per_pkt else f"{v:.0f}%", ha="center", va="center",
+                        color="white", fontsize=8, fontweight="bold")
+        left = [a + b for a, b in zip(left, values)]
+    ax.invert_yaxis()
+    ax.set_xlabel("CPU time per packet (us)" if per_pkt else "share of CPU time (%)")
+    _style(ax)
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.5 / len(found) - 0.12), ncol=len(CATEGORIES),
+              frameon=False)
+    title = "Where the CPU time goes, per packet" if per_pkt else "Where the CPU time goes"
+    ax.set_title(title, fontsize=12, fontweight="bold")
+    file = "breakdown.png"
+    fig.savefig(out / file, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return Figure(title, file)
+
+
+def figures(runs: Sequence[Run], out: Path) -> list[Figure]:
+    """Write every plot the runs have data for into `out`."""
+    made = [_line_plot(p, runs, out) for p in LINE_PLOTS] + [_breakdown(runs, out)]
+    return [f for f in made if f is not None]
+

@@ -1,0 +1,138 @@
+"""The runs of a run directory or a sweep directory, as reports and checks see them.
+
+A sweep directory holds one run directory per point (each with `run.json`:
+`spec`, `status`; and `metrics.json`); runs still being written (`.tmp-*`)
+are skipped. A run's parameters are its resolved spec flattened to the dotted
+paths that sweeps use: `workloads.stream.msg_bytes`, `link.speed_gbps`, and
+`host.nic.attach` for a host key that every host shares (`hosts.NAME.K`
+where hosts differ).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ReportError
+from ..rundir import RUN_JSON, TMP_PREFIX, RunDir
+
+# Labels, not parameters: they never make two runs different points.
+_NOT_PARAMS = ("experiment.name", "schema")
+
+
+@dataclass(frozen=True)
+class Run:
+    path: Path
+    status: str
+    params: Mapping[str, Any]
+    # host -> workload -> metric -> value, as in metrics.json
+    hosts: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    def param(self, key: str) -> Any:
+        try:
+            return self.params[key]
+        except KeyError:
+            raise ReportError(f"{self.name}: no spec key {key!r} "
+                              f"(e.g. {', '.join(sorted(self.params)[:6])}, ...)") from None
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping) and v:
+            out.update(_flatten(v, key + "."))
+        else:
+            # Lists and empty tables become hashable, comparable values.
+            out[key] = tuple(v) if isinstance(v, list) else (None if isinstance(v, Mapping) else v)
+    return out
+
+
+def params(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A resolved spec as flat dotted keys, with shared host keys under `host.`."""
+    flat = {k: v for k, v in _flatten(spec).items() if k not in _NOT_PARAMS}
+    hosts = list(spec.get("hosts", {}))
+    per_host: dict[str, dict[str, Any]] = {}
+    for key in [k for k in flat if k.startswith("hosts.")]:
+        _, name, rest = key.split(".", 2)
+        per_host.setdefault(rest, {})[name] = flat[key]
+    for rest, values in per_host.items():
+        if len(values) == len(hosts) and len(set(map(repr, values.values()))) == 1:
+            for name in hosts:
+                del flat[f"hosts.{name}.{rest}"]
+            flat[f"host.{rest}"] = next(iter(values.values()))
+    return flat
+
+
+def load_run(path: Path) -> Run:
+    rd = RunDir(path)
+    try:
+        record = rd.read_run()
+    except (OSError, json.JSONDecodeError) as e:
+        raise ReportError(f"{rd.run_json}: cannot read: {e}") from e
+    if "spec" not in record:
+        raise ReportError(f"{rd.run_json}: has no 'spec'")
+    hosts = {}
+    if rd.metrics_json.is_file():
+        try:
+            hosts = json.loads(rd.metrics_json.read_text()).get("hosts", {})
+        except json.JSONDecodeError as e:
+            raise ReportError(f"{rd.metrics_json}: not valid JSON: {e}") from e
+    return Run(path, record.get("status", "unknown"), params(record["spec"]), hosts)
+
+
+def load(source: Path) -> list[Run]:
+    """The run at `source`, or every run of the sweep directory `source`, by name."""
+    if (source / RUN_JSON).is_file():
+        return [load_run(source)]
+    if not source.is_dir():
+        raise ReportError(f"{source}: no such directory")
+    runs = [load_run(p.parent) for p in sorted(source.glob(f"*/{RUN_JSON}"))
+            if not p.parent.name.startswith(TMP_PREFIX)]
+    if not runs:
+        raise ReportError(f"{source}: neither a run directory (no {RUN_JSON}) "
+                          f"nor a sweep directory (no */{RUN_JSON})")
+    return runs
+
+
+def varying(runs: Sequence[Run]) -> list[str]:
+    """The parameters that take more than one value across `runs`, in spec order."""
+    keys: dict[str, None] = {}
+    for r in runs:
+        keys.update(dict.fromkeys(r.params))
+    return [k for k in keys if len({repr(r.params.get(k)) for r in runs}) > 1]
+
+
+def independent(runs: Sequence[Run], key: str) -> list[str]:
+    """The varying parameters other than `key` that do not follow from it: those
+    that take more than one value among runs with one value of `key` (a zipped
+    or derived key moves with `key` and is not a dimension of its own)."""
+    def follows(other: str) -> bool:
+        seen: dict[str, str] = {}
+        return all(seen.setdefault(repr(r.params.get(key)), repr(r.params.get(other)))
+                   == repr(r.params.get(other)) for r in runs)
+
+    return [k for k in varying(runs) if k != key and not follows(k)]
+
+
+def short(key: str) -> str:
+    """A parameter's name without the table it lives in: `stream.msg_bytes`, `nic.mtu`."""
+    head, _, rest = key.partition(".")
+    return rest if head in ("workloads", "host", "hosts", "link", "experiment") and rest else key
+
+
+def label(run: Run, keys: Sequence[str]) -> str:
+    """`nic.mtu=9000 stream.streams=4`: the run among its sweep; its name when alone."""
+    return " ".join(f"{short(k)}={fmt_value(run.params.get(k))}" for k in keys) or run.name
+
+
+def fmt_value(v: Any) -> str:
+    """A spec value as the TOML spells it (`true`, `pcie`, `1500`)."""
+    return json.dumps(v) if isinstance(v, bool) or v is None else str(v)

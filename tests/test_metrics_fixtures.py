@@ -1,0 +1,163 @@
+"""Real-format inputs for the metrics, profile, report and check tests.
+
+- /proc snapshots are this machine's own, taken around real loopback traffic;
+  its `lo` counters stand in for a guest NIC (`eth9`), the only thing renamed.
+- Function profiles are printed with the kernel's own formatting
+  (`function_stat_show` and `trace_print_graph_duration`, kernel/trace/).
+- Run directories are written by the code under test (`metrics.compute`).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from pathlib import Path
+
+from g5net import metrics
+from g5net.guest import results as guest_results
+from g5net.rundir import RunDir
+from g5net.spec import Spec, from_dict
+
+PROC = {"stat": "/proc/stat", "interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs",
+        "snmp": "/proc/net/snmp", "dev": "/proc/net/dev"}
+
+
+def graph_duration(ns: int) -> str:
+    """trace_print_graph_duration: microseconds, with as many of the 3 decimals as
+    fit in 7 digits (snprintf into min(5, 8 - len) bytes), then " us " and padding."""
+    usecs, rem = divmod(ns, 1000)
+    out = str(usecs)
+    width = len(out)
+    if width < 7:
+        decimals = f"{rem:03d}"[:min(5, 8 - width) - 1]
+        out += "." + decimals
+        width += len(decimals) + 1
+    return out + " us " + " " * max(0, 8 - width)
+
+
+def function_table(rows: list[tuple[str, int, int]], graph: bool = True) -> str:
+    """A `trace_stat/function<cpu>` file: rows of (name, hits, total ns), as
+    function_stat_show prints them (names cut to 30 characters)."""
+    if graph:
+        out = ("  Function                               Hit    Time            Avg             s^2\n"
+               "  --------                               ---    ----            ---             ---\n")
+    else:
+        out = ("  Function                               Hit\n"
+               "  --------                               ---\n")
+    for name, hits, ns in rows:
+        line = f"  {name[:30]:<30}  {hits:>10}"
+        if graph:
+            line += "    " + graph_duration(ns) + "    " + graph_duration(ns // hits) + "    " + graph_duration(0)
+        out += line + "\n"
+    return out
+
+
+# A receive-heavy TCP profile: (function, hits, ns) per CPU.
+PROFILE_ROWS = [
+    ("e1000_clean", 4000, 9_000_000), ("e1000_clean_rx_irq", 4000, 7_500_000),
+    ("e1000_intr", 4100, 1_200_000), ("napi_gro_receive", 90000, 6_000_000),
+    ("__netif_receive_skb_core.constprop.0", 90000, 5_000_000), ("ip_rcv", 90000, 4_000_000),
+    ("tcp_v4_rcv", 90000, 12_000_000), ("tcp_recvmsg_locked", 30000, 3_000_000),
+    ("__napi_alloc_skb", 90000, 4_500_000), ("kmem_cache_free", 95000, 2_000_000),
+    ("skb_release_data", 90000, 1_800_000), ("skb_copy_datagram_iter", 30000, 25_000_000),
+    ("_copy_to_iter", 30000, 3_000_000), ("schedule", 2000, 2_500_000),
+    ("_raw_spin_lock_irqsave", 200000, 3_000_000), ("do_idle", 500, 400_000_000),
+]
+
+
+def profile_items(name: str, cpus: int = 2) -> dict[str, str]:
+    """`NAME.prof<cpu>` items as g5_profile_stop leaves them, one table per CPU."""
+    return {f"{name}.prof{c}": function_table([(f, h // cpus, ns // cpus) for f, h, ns in PROFILE_ROWS])
+            for c in range(cpus)}
+
+
+def _snapshot(tag: str) -> dict[str, str]:
+    out = {}
+    for key, path in PROC.items():
+        text = Path(path).read_text()
+        if key == "dev":
+            text = text.replace("    lo:", "  eth9:")
+        out[f"{tag}.{key}"] = text
+    return out
+
+
+def _traffic(nbytes: int) -> None:
+    """Send nbytes over loopback TCP and wait until it has all arrived."""
+    srv = socket.create_server(("127.0.0.1", 0))
+    port = srv.getsockname()[1]
+
+    def sink() -> None:
+        conn, _ = srv.accept()
+        with conn:
+            while conn.recv(65536):
+                pass
+
+    t = threading.Thread(target=sink)
+    t.start()
+    with socket.create_connection(("127.0.0.1", port)) as c:
+        chunk = b"x" * 16384
+        for _ in range(nbytes // len(chunk)):
+            c.sendall(chunk)
+    t.join()
+    srv.close()
+
+
+def roi_items(name: str, nbytes: int = 96 << 20) -> dict[str, str]:
+    """The items of one workload's region of interest: /proc before and after real traffic."""
+    items = _snapshot(f"{name}.before")
+    items[f"{name}.uptime.before"] = Path("/proc/uptime").read_text()
+    _traffic(nbytes)
+    items.update(_snapshot(f"{name}.after"))
+    items[f"{name}.uptime.after"] = Path("/proc/uptime").read_text()
+    return items
+
+
+def iperf_csv(mbps: float, msg_bytes: int) -> str:
+    """iperf 2 `-y C` report line (timestamp, addresses, id, interval, bytes, bits/s)."""
+    bits = int(mbps * 1e6)
+    return (f"20250101000000,10.0.0.2,40000,10.0.0.1,5001,3,0.0-3.0,{bits * 3 // 8},{bits}\n")
+
+
+def spec(attach: str = "pcie", msg_bytes: int = 131072, streams: int = 1, profile: bool = True,
+         hosts: tuple[str, str] = ("server", "client")) -> Spec:
+    return from_dict({
+        "experiment": {"name": "t"},
+        "host": {"nic": {"attach": attach}},
+        "hosts": {hosts[0]: {"role": "server"}, hosts[1]: {"role": "client"}},
+        "workloads": {"stream": {"kind": "iperf", "msg_bytes": msg_bytes, "streams": streams,
+                                 "profile": profile}},
+    })
+
+
+def host_items(s: Spec, mbps: float) -> dict[str, str]:
+    items: dict[str, str] = {}
+    for w in s.workloads:
+        items.update(roi_items(w.name))
+        items[f"{w.name}.rc"] = "0\n"
+        items[f"{w.name}.out"] = iperf_csv(mbps, w.msg_bytes)
+        if w.profile:
+            items.update(profile_items(w.name))
+    return items
+
+
+def console(s: Spec, host: str, items: dict[str, str]) -> str:
+    block = {"host": host, "role": s.host(host).role, "engine": "qemu", "job_rc": 0, "items": items}
+    return f"G5NET-BOOTED host={host}\n{guest_results.BEGIN}\n{json.dumps(block)}\n{guest_results.END}\n"
+
+
+def results(s: Spec, mbps: float = 900.0) -> dict:
+    """results.json of a run of `s`, parsed by the guest parser from consoles."""
+    return {h.name: guest_results.host_results(console(s, h.name, host_items(s, mbps)), s, h)
+            for h in s.hosts}
+
+
+def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") -> RunDir:
+    """A run directory with run.json and the metrics.json that metrics.compute writes."""
+    rd = RunDir(store / f"t-{abs(hash((s.digest(), mbps))) % 10**12:012d}")
+    rd.path.mkdir(parents=True)
+    res = results(s, mbps)
+    rd.write_json(rd.results_json, res)
+    rd.write_json(rd.metrics_json, metrics.compute(s, res, rd))
+    rd.write_json(rd.run_json, {"spec": s.to_dict(), "status": status, "run_id": rd.path.name})
+    return rd
