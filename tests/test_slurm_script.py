@@ -1,0 +1,49 @@
+"""The sbatch script of a sweep is a golden file: a change to what SLURM is
+asked for shows in review. Regenerate with:
+G5NET_REGEN_GOLDEN=1 pytest tests/test_slurm_script.py"""
+
+import os
+from pathlib import Path
+
+from g5net import sweep
+from g5net.runners import slurm
+from g5net.runners.plan import PlannedPoint, SweepDir
+from g5net.runners.resources import Resources
+
+from conftest import EXAMPLES
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _points():
+    s = sweep.load(EXAMPLES / "sweep-quick.toml")
+    return [PlannedPoint(p.index, "0" * 64, p.spec.experiment.name, p.params, p.spec.to_dict(),
+                         Resources.of(p.spec)) for p in s.points]
+
+
+def test_sweep_quick_script_matches_golden():
+    points = [p for p in _points() if p.index != 3]
+    text = slurm.render(SweepDir(Path("/shared/sweeps/quick it's")), points, 2,
+                        {"partition": "long", "account": "net lab"}, python="/opt/g5net/bin/python")
+    golden = GOLDEN / "slurm-sweep-quick.sbatch"
+    if os.environ.get("G5NET_REGEN_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text(), f"regenerate with G5NET_REGEN_GOLDEN=1 if intended ({golden})"
+
+
+def test_sbatch_flag_quotes_values():
+    assert slurm.sbatch_flag("cpus_per_task", 2) == "#SBATCH --cpus-per-task=2"
+    assert slurm.sbatch_flag("requeue", True) == "#SBATCH --requeue"
+    assert slurm.sbatch_flag("comment", "a b;rm -rf /") == "#SBATCH --comment='a b;rm -rf /'"
+
+
+def test_array_spec_compresses_ranges():
+    assert slurm.array_spec([0, 1, 2, 3, 5, 7, 8, 9]) == "0-3,5,7-9"
+    assert slurm.array_spec([4]) == "4"
+
+
+def test_resources_come_from_the_spec():
+    p = _points()[0]
+    # Two QEMU guests of 256 MiB and one CPU each; 240 s limit plus the kill margin.
+    assert p.resources == Resources(cpus=2, mem_mb=2 * 256 + 2 * 256, time_s=300)
+    assert p.resources.time_min == 5
