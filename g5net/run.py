@@ -72,7 +72,7 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
     return "done", results, []
 
 
-def execute(spec: Spec, store: Path, progress: Progress = print) -> rundir.RunDir:
+def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True) -> rundir.RunDir:
     """Run `spec` into a new run directory under `store`; returns the committed directory.
 
     The directory appears under its final name only when run.json holds the final
@@ -80,7 +80,7 @@ def execute(spec: Spec, store: Path, progress: Progress = print) -> rundir.RunDi
     """
     engine = engines.get(spec.experiment.engine)
     info = engine.info()
-    arts = resolve_artifacts(spec, progress)
+    arts = resolve_artifacts(spec, progress, build=build)
     rid = run_id(spec, arts, info)
     rd = rundir.begin(store, spec.experiment.name, rid)
     record: dict[str, Any] = {
