@@ -30,7 +30,10 @@ def run_point(sd: SweepDir, index: int) -> str:
     spec = point.load_spec()
     # Remains of an earlier attempt at this point, killed before it could clean up.
     store.remove_temporaries(sd.store, point)
-    rd = run.execute(spec, sd.store, progress=lambda m: print(f"[point {index}] {m}", flush=True))
+    # Never build here: the plan built the artifacts once; a worker that finds them
+    # changed fails instead of starting a kernel build beside every other worker.
+    rd = run.execute(spec, sd.store, progress=lambda m: print(f"[point {index}] {m}", flush=True),
+                     build=False)
     record = rd.read_run()
     if record["run_id"] != point.run_id:
         raise RunnerError(f"point {index}: ran as {record['run_id'][:12]}, planned as "
