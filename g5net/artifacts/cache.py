@@ -1,0 +1,109 @@
+"""The artifact cache: where built kernels and images live, and how a build
+gets there without ever leaving half an artifact behind.
+
+Layout under `cache_dir()`:
+
+    kernel/<variant>-<config hash>/    bzImage, vmlinux, System.map, config, manifest.json
+    kernel/inputs/<variant>-<input hash>   name of the directory above (cheap lookups)
+    kernel/src/, kernel/build-<variant>/   source tree and incremental build trees
+    image/<input hash>/                disk.img, manifest.json
+    debs/                              downloaded Debian packages
+    locks/                             one lock file per artifact
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+Progress = Callable[[str], Any]
+
+MANIFEST = "manifest.json"
+
+
+def cache_dir() -> Path:
+    """$G5NET_CACHE, or ~/.cache/g5net."""
+    env = os.environ.get("G5NET_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "g5net"
+
+
+def sha256_file(path: Path, h: "hashlib._Hash | None" = None) -> "hashlib._Hash":
+    h = h or hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h
+
+
+@contextlib.contextmanager
+def locked(name: str, progress: Progress) -> Iterator[None]:
+    """Holds `locks/<name>.lock` so that two processes never build one artifact
+    at once; the second waits, then finds the first one's result."""
+    path = cache_dir() / "locks" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress(f"{name}: waiting for another g5net process building it ({path})")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def staging(final: Path) -> Iterator[Path]:
+    """A fresh directory beside `final`, renamed to `final` when the block ends
+    without error and removed otherwise: readers see a whole artifact or none.
+    Callers hold the artifact's lock, so leftovers of a crashed build (same
+    name, other pid) can go."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    for stale in final.parent.glob(f".tmp-{final.name}-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
+    tmp.mkdir()
+    try:
+        yield tmp
+        if final.exists():
+            shutil.rmtree(final)
+        tmp.rename(final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Replaces `path` at once: a reader sees the old text or the new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def read_manifest(directory: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    size = n / 1024
+    for unit in ("KiB", "MiB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
