@@ -119,10 +119,11 @@ class Expectations:
 # ------------------------------------------------------------------ parsing
 
 
-def _where_line(text: str, needle: str) -> str:
+def _line_of(text: str, needle: str) -> str:
+    """`line N` of the first line holding `needle`, for messages; "" if none does."""
     for n, line in enumerate(text.splitlines(), 1):
         if needle in line:
-            return f"line {n}: "
+            return f"line {n}"
     return ""
 
 
@@ -200,16 +201,23 @@ def parse(text: str, source: str = "expectations") -> Expectations:
         raise CheckError(f"{source}: not valid TOML: {e}") from e
     unknown = sorted(set(data) - set(_KEYS))
     if unknown:
-        raise CheckError(f"{source}: {_where_line(text, unknown[0])}{unknown[0]}: unknown key "
+        raise CheckError(f"{source}: {_line_of(text, unknown[0])}: {unknown[0]}: unknown key "
                          f"(allowed: {', '.join(_KEYS)})")
     require_done = data.get("require_done", True)
     if not isinstance(require_done, bool):
         raise CheckError(f"{source}: require_done: expected true or false, got {require_done!r}")
 
     def located(key: str, expr: Any) -> str:
-        return f"{source}: {_where_line(text, expr) if isinstance(expr, str) else ''}{key}"
+        line = _line_of(text, expr) if isinstance(expr, str) else ""
+        return f"{key} ({line})" if line else key
 
-    bounds = tuple(_bound(e, located(f"bounds[{i}]", e))
+    def checked(build: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return build(*args)
+        except CheckError as e:
+            raise CheckError(f"{source}: {e}") from None
+
+    bounds = tuple(checked(_bound, e, located(f"bounds[{i}]", e))
                    for i, e in enumerate(_string_list(data.get("bounds", []), f"{source}: bounds")))
     relations = []
     tables = data.get("relation", [])
@@ -222,7 +230,7 @@ def parse(text: str, source: str = "expectations") -> Expectations:
             raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...] only"
                              + (f" (unknown: {', '.join(extra)})" if extra else ""))
         for j, e in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
-            relations.append(_relation(e, table["by"], located(f"{key}.expect[{j}]", e)))
+            relations.append(checked(_relation, e, table["by"], located(f"{key}.expect[{j}]", e)))
     if not bounds and not relations:
         raise CheckError(f"{source}: no bounds and no [[relation]]: nothing to check")
     return Expectations(source, require_done, bounds, tuple(relations))

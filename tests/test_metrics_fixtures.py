@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import tomllib
 from pathlib import Path
 
 from g5net import metrics
@@ -19,6 +20,7 @@ from g5net.guest import results as guest_results
 from g5net.rundir import RunDir
 from g5net.spec import Spec, from_dict
 
+REPO = Path(__file__).resolve().parents[1]
 PROC = {"stat": "/proc/stat", "interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs",
         "snmp": "/proc/net/snmp", "dev": "/proc/net/dev"}
 
@@ -130,12 +132,32 @@ def spec(attach: str = "pcie", msg_bytes: int = 131072, streams: int = 1, profil
     })
 
 
-def host_items(s: Spec, mbps: float) -> dict[str, str]:
+def netpipe_table(min_bytes: int, max_bytes: int) -> str:
+    """NPtcp's -o file: bytes, Mbit/s, seconds (half a round trip) per line."""
+    rows, n = [], min_bytes
+    while n <= max_bytes:
+        half_rtt = 25e-6 + n * 8 / 1e9
+        rows.append(f"{n:>9d} {n * 8 / half_rtt / 1e6:>12.6f} {half_rtt:>15.9f}")
+        n *= 2
+    return "\n".join(rows) + "\n"
+
+
+def quickstart_spec() -> Spec:
+    """examples/quickstart.toml with its stream profiled."""
+    data = tomllib.loads((REPO / "examples" / "quickstart.toml").read_text())
+    data["workloads"]["stream"]["profile"] = True
+    return from_dict(data)
+
+
+def host_items(s: Spec, host: str, mbps: float) -> dict[str, str]:
     items: dict[str, str] = {}
     for w in s.workloads:
-        items.update(roi_items(w.name))
+        items.update(roi_items(w.name, nbytes=96 << 20 if w.kind == "iperf" else 1 << 20))
         items[f"{w.name}.rc"] = "0\n"
-        items[f"{w.name}.out"] = iperf_csv(mbps, w.msg_bytes)
+        if w.kind == "iperf":
+            items[f"{w.name}.out"] = iperf_csv(mbps, w.msg_bytes)
+        elif s.host(host).role == "client":
+            items[f"{w.name}.np"] = netpipe_table(w.min_bytes, w.max_bytes)
         if w.profile:
             items.update(profile_items(w.name))
     return items
@@ -148,16 +170,27 @@ def console(s: Spec, host: str, items: dict[str, str]) -> str:
 
 def results(s: Spec, mbps: float = 900.0) -> dict:
     """results.json of a run of `s`, parsed by the guest parser from consoles."""
-    return {h.name: guest_results.host_results(console(s, h.name, host_items(s, mbps)), s, h)
+    return {h.name: guest_results.host_results(console(s, h.name, host_items(s, h.name, mbps)), s, h)
             for h in s.hosts}
 
 
 def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") -> RunDir:
     """A run directory with run.json and the metrics.json that metrics.compute writes."""
-    rd = RunDir(store / f"t-{abs(hash((s.digest(), mbps))) % 10**12:012d}")
+    rd = RunDir(store / f"t-{s.digest()[:12]}")
     rd.path.mkdir(parents=True)
     res = results(s, mbps)
     rd.write_json(rd.results_json, res)
     rd.write_json(rd.metrics_json, metrics.compute(s, res, rd))
     rd.write_json(rd.run_json, {"spec": s.to_dict(), "status": status, "run_id": rd.path.name})
     return rd
+
+
+def make_sweep(store: Path) -> Path:
+    """A sweep directory: NIC placement x message size x connections, the
+    integrated NIC 5 % faster; plus a run still being written."""
+    for attach in ("pcie", "integrated"):
+        for msg, streams in ((1024, 1), (16384, 4), (65536, 16)):
+            mbps = msg / 100 * (1.05 if attach == "integrated" else 1.0)
+            make_run(store, spec(attach, msg, streams), mbps)
+    (store / ".tmp-half-written").mkdir()
+    return store

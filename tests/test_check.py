@@ -1,0 +1,116 @@
+import pytest
+
+from g5net import check, cli
+from g5net.errors import CheckError
+from g5net.report import runs
+from test_metrics_fixtures import make_run, make_sweep, quickstart_spec, spec
+
+REPO_EXPECT = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "expectations"
+
+
+@pytest.fixture(autouse=True)
+def only_result_commands(monkeypatch):
+    # The CLI as users call it, without importing the engine stack these commands never use.
+    monkeypatch.setattr(cli, "COMMANDS", ("report", "check"))
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    return make_sweep(tmp_path_factory.mktemp("sweep"))
+
+
+def _write(tmp_path, text):
+    f = tmp_path / "expect.toml"
+    f.write_text(text)
+    return f
+
+
+def test_quickstart_expectations_hold_on_a_run(tmp_path, capsys):
+    rd = make_run(tmp_path / "store", quickstart_spec())
+    rc = cli.main(["check", str(rd.path), "--expect", str(REPO_EXPECT / "quickstart.toml")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert out.startswith("0 failed")
+
+
+def test_bounds_and_relations_on_a_sweep(sweep, tmp_path, capsys):
+    f = _write(tmp_path, '''
+bounds = ["client.stream.intr_per_pkt < 1000", "ctxt_per_pkt > 0", "sum(time_*_pct) == 100"]
+[[relation]]
+by = "host.nic.attach"
+expect = ["integrated.throughput_mbps >= pcie.throughput_mbps",
+          "integrated.*.stream.throughput_mbps > pcie.*.stream.throughput_mbps"]
+''')
+    assert cli.main(["check", str(sweep), "--expect", str(f)]) == 0
+    assert capsys.readouterr().out.startswith("0 failed")
+
+
+def test_a_false_relation_fails_naming_the_check_and_the_runs(sweep, tmp_path, capsys):
+    f = _write(tmp_path, '''
+bounds = ["client.stream.throughput_mbps > 0"]
+[[relation]]
+by = "host.nic.attach"
+expect = ["integrated.throughput_mbps < pcie.throughput_mbps"]
+''')
+    assert cli.main(["check", str(sweep), "--expect", str(f)]) == 1
+    fails = [l for l in capsys.readouterr().out.splitlines() if l.startswith("FAIL")]
+    # 3 pairs of points (one per message size) x 2 hosts.
+    assert len(fails) == 6
+    assert all("relation[0].expect[0] (line 5) 'integrated.throughput_mbps < pcie.throughput_mbps'" in l for l in fails)
+    assert any("client.stream is 10.752 in" in l for l in fails)
+
+
+def test_a_false_bound_names_host_workload_value_and_run(sweep, tmp_path, capsys):
+    f = _write(tmp_path, 'bounds = ["server.stream.throughput_mbps > 100"]\n')
+    assert cli.main(["check", str(sweep), "--expect", str(f)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL bounds[0] (line 1) 'server.stream.throughput_mbps > 100': server.stream is 10.24 in t-" in out
+
+
+def test_a_misspelt_metric_fails_rather_than_passing(sweep, tmp_path, capsys):
+    f = _write(tmp_path, 'bounds = ["throughput_mpbs > 0"]\n')
+    assert cli.main(["check", str(sweep), "--expect", str(f)]) == 1
+    assert "matched no metric in 6 run(s)" in capsys.readouterr().out
+
+
+def test_relations_need_two_points(tmp_path, capsys):
+    rd = make_run(tmp_path / "store", spec(), status="failed:workload")
+    f = _write(tmp_path, '[[relation]]\nby = "host.nic.attach"\nexpect = ["integrated.packets > pcie.packets"]\n')
+    assert cli.main(["check", str(rd.path), "--expect", str(f)]) == 1
+    out = capsys.readouterr().out
+    assert "require_done: " in out and "has status failed:workload" in out
+    assert "no two runs differ only in host.nic.attach" in out
+
+
+@pytest.mark.parametrize("text, message", [
+    ('bounds = ["x <"]\n', "bounds[0] (line 1): 'x <' is not 'LEFT OP RIGHT'"),
+    ('\nbounds = [\n  "a.b < 3",\n]\n', "bounds[0] (line 3): 'a.b' is not [HOST.WORKLOAD.]METRIC"),
+    ('bounds = ["time_*_pct == 100"]\n', "write sum(time_*_pct)"),
+    ('bounds = ["packets > ctxt"]\n', "one metric with one number"),
+    ('bound = ["packets > 0"]\n', "expect.toml: line 1: bound: unknown key"),
+    ('bounds = "packets > 0"\n', "bounds: expected a list of strings"),
+    ('[[relation]]\nby = "host.nic.attach"\nexpect = ["packets > 0"]\n', "needs a value of the 'by' key"),
+    ('[[relation]]\nexpect = ["a.packets > b.packets"]\n', "relation[0]: needs by ="),
+    ('[[relation]]\nby="k"\nexpect = ["a.client.w.x > b.server.w.x"]\n', "same HOST.WORKLOAD"),
+    ('bounds = [\n', "not valid TOML"),
+    ('require_done = true\n', "nothing to check"),
+])
+def test_malformed_files_name_the_line_or_key(tmp_path, text, message):
+    with pytest.raises(CheckError) as e:
+        check.load(_write(tmp_path, text))
+    assert message in str(e.value)
+
+
+def test_malformed_file_exits_2(sweep, tmp_path, capsys):
+    f = _write(tmp_path, 'bounds = ["x <"]\n')
+    assert cli.main(["check", str(sweep), "--expect", str(f)]) == 2
+    assert "expect.toml: bounds[0] (line 1)" in capsys.readouterr().err
+
+
+def test_sweep_parameters(sweep):
+    found = runs.load(sweep)
+    assert len(found) == 6  # the .tmp- directory is not a run
+    assert set(runs.varying(found)) == {"host.nic.attach", "workloads.stream.msg_bytes",
+                                        "workloads.stream.streams"}
+    # Streams move with the message size here: not a dimension of its own.
+    assert runs.independent(found, "workloads.stream.msg_bytes") == ["host.nic.attach"]

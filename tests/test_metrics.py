@@ -1,0 +1,82 @@
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from g5net import metrics
+from g5net.rundir import RunDir
+from g5net.stats import host_metrics, iter_dumps
+from test_metrics_fixtures import results, spec
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gem5-stats"
+TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"
+
+
+def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
+    s = spec()
+    res = results(s)
+    out = metrics.compute(s, res, RunDir(tmp_path))["hosts"]
+    assert set(out) == {"server", "client"}
+    for host, workloads in out.items():
+        m = workloads["stream"]
+        roi = res[host]["workloads"]["stream"]["roi"]
+        packets = roi["rx_packets"] + roi["tx_packets"]
+        assert packets > 0 and m["packets"] == packets
+        assert m["intr_per_pkt"] == pytest.approx(roi["intr"] / packets) and m["intr_per_pkt"] > 0
+        assert m["ctxt_per_pkt"] == pytest.approx(roi["ctxt"] / packets) and m["ctxt_per_pkt"] > 0
+        assert m["ctxt_per_s"] == pytest.approx(roi["ctxt"] / roi["elapsed_s"])
+        assert 0 <= m["cpu_util"] <= 1
+        assert m["throughput_mbps"] == pytest.approx(900)
+        # The breakdown adds up to 100 % and is per packet too.
+        shares = [v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")]
+        assert len(shares) == 6 and math.fsum(shares) == pytest.approx(100)
+        assert m["time_driver_us_per_pkt"] > 0
+        # No stats.txt (QEMU): gem5 metrics are absent, not zero.
+        assert not {"insts", "insts_per_pkt", "l1d_misses_per_pkt"} & set(m)
+
+
+def test_without_profile_there_is_no_breakdown(tmp_path):
+    s = spec(profile=False)
+    m = metrics.compute(s, results(s), RunDir(tmp_path))["hosts"]["client"]["stream"]
+    assert "breakdown" not in m and not any(k.startswith("time_") for k in m)
+
+
+def test_gem5_roi_dumps_follow_workload_order(tmp_path):
+    # The v24 fixture's host is `board`; its two dumps are two workloads' ROIs.
+    s = spec(hosts=("other", "board"), profile=False)
+    rd = RunDir(tmp_path)
+    rd.m5out.mkdir()
+    shutil.copy(TWO_DUMPS, rd.stats_txt)
+    res = results(s)
+    # Two workloads in the results: the second is a copy of the first's guest data.
+    for host in res.values():
+        host["workloads"]["second"] = dict(host["workloads"]["stream"])
+    names = ["stream", "second"]
+    gem5 = metrics.roi_stats(rd.stats_txt, names)
+    dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
+    assert gem5 == {"stream": {"board": dumps[0]}, "second": {"board": dumps[1]}}
+
+    out = {w: metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
+    first = out["stream"]
+    # SE mode has no NIC: the guest's packet count is the denominator.
+    assert first["gem5_packets"] == first["packets"]
+    for k in ("insts", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes"):
+        assert first[f"{k}_per_pkt"] == pytest.approx(dumps[0][k] / first["packets"])
+    # The second dump counted no instructions and no misses: absent, not zero.
+    assert "insts_per_pkt" not in out["second"] and "l1d_misses" not in out["second"]
+    assert out["second"]["mem_bytes_per_pkt"] == 0
+
+
+def test_gem5_nic_counters_are_the_packet_count():
+    dump = next(iter_dumps(FIXTURES / "2016-arm64-realview-o3-dual.stats.txt"))
+    gem5 = host_metrics(dump)["system"]
+    s = spec(profile=False)
+    m = metrics.workload_metrics(results(s)["client"]["workloads"]["stream"], gem5)
+    assert m["nic_tx_pkts"] == gem5["nic_tx_pkts"] and "nic_rx_pkts" not in m
+    assert m["gem5_packets"] == gem5["nic_tx_pkts"]
+    assert m["l2_misses_per_pkt"] == pytest.approx(gem5["l2_misses"] / gem5["nic_tx_pkts"])
+
+
+def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
+    assert metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
