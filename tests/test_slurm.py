@@ -2,14 +2,22 @@
 started here on loopback. Needs Debian's slurm-wlm and munge, and root; skipped
 with the reason where the daemons cannot start."""
 
+import csv
+import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from g5net.runners import plan as planmod
+from g5net.runners.plan import SweepDir
+
+from conftest import EXAMPLES
 
 pytestmark = pytest.mark.slurm
 
@@ -149,3 +157,47 @@ def test_cluster_runs_an_array_job(slurm_cluster, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr + slurm_cluster.logs()
     assert sorted(p.read_text() for p in tmp_path.glob("*.out")) == [f"task {i}\n" for i in range(3)]
+
+
+def _g5net(*args: str, timeout_s: float) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "g5net.cli", *args], capture_output=True,
+                          text=True, timeout=timeout_s)
+
+
+def _table(sweep_dir: Path, out: Path) -> list[dict]:
+    done = _g5net("collect", str(sweep_dir), "-o", str(out), timeout_s=120)
+    assert done.returncode == 0, done.stderr
+    with open(out) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.slow
+def test_sweep_through_slurm_matches_local(slurm_cluster, tmp_path):
+    spec = str(EXAMPLES / "sweep-quick.toml")
+    local = _g5net("sweep", spec, "--out", str(tmp_path / "local"), "--jobs", "2", timeout_s=3600)
+    assert local.returncode == 0, local.stderr
+    on_slurm = _g5net("sweep", spec, "--out", str(tmp_path / "slurm"), "--runner", "slurm",
+                      timeout_s=3600)
+    assert on_slurm.returncode == 0, on_slurm.stderr + slurm_cluster.logs()
+
+    local_rows = _table(tmp_path / "local", tmp_path / "local.csv")
+    slurm_rows = _table(tmp_path / "slurm", tmp_path / "slurm.csv")
+    assert len(local_rows) == len(slurm_rows) == 6
+    assert list(local_rows[0]) == list(slurm_rows[0])
+    assert [r["run_id"] for r in local_rows] == [r["run_id"] for r in slurm_rows]
+    assert {r["status"] for r in local_rows + slurm_rows} == {"done"}
+    for column in local_rows[0]:
+        if column.startswith(("sweep.", "spec.")):
+            assert [r[column] for r in local_rows] == [r[column] for r in slurm_rows], column
+
+    # A point whose run is lost is the only one submitted again.
+    sd = SweepDir(tmp_path / "slurm")
+    lost = planmod.read(sd).points[4]
+    shutil.rmtree(sd.store / lost.dir_name)
+    again = _g5net("sweep", spec, "--out", str(sd.path), "--runner", "slurm", timeout_s=1800)
+    assert again.returncode == 0, again.stderr
+    jobs = json.loads(sd.slurm_jobs.read_text())
+    assert [j["indices"] for j in jobs] == [list(range(6)), [4]]
+    assert "#SBATCH --array=4\n" in (sd.slurm / jobs[1]["script"]).read_text()
+    status = json.loads(_g5net("status", str(sd.path), "--json", timeout_s=60).stdout)
+    assert status["counts"] == {"done": 6}

@@ -1,0 +1,93 @@
+"""The sweep-quick example on real QEMU points, stopped with Ctrl-C and with
+`kill -9` mid-way and started again: every point ends done exactly once."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from g5net import store
+from g5net.runners import plan as planmod
+from g5net.runners.plan import SweepDir
+
+from conftest import EXAMPLES
+
+pytestmark = pytest.mark.slow
+
+SPEC = EXAMPLES / "sweep-quick.toml"
+G5NET = [sys.executable, "-m", "g5net.cli"]
+POINT_TIMEOUT_S = 600
+
+
+def _sweep(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(G5NET + ["sweep", str(SPEC), "--out", str(out), "--jobs", "2", *extra],
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(what, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not what():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.2)
+
+
+def _runs(sd: SweepDir) -> dict[str, dict]:
+    """Committed run directories by name, with their run.json."""
+    return {p.name: json.loads((p / "run.json").read_text())
+            for p in sorted(sd.store.iterdir()) if not p.name.startswith(".")}
+
+
+def _status(sd: SweepDir) -> dict:
+    out = subprocess.run(G5NET + ["status", str(sd.path), "--json"], capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
+    sd = SweepDir(tmp_path / "quick")
+
+    # Ctrl-C while the first points run: they stop and leave nothing behind.
+    proc = _sweep(sd.path)
+    _wait_for(lambda: sd.plan_json.exists() and len(store.temporaries(sd.store)) == 2, POINT_TIMEOUT_S)
+    assert _status(sd)["counts"].get("running") == 2
+    time.sleep(5)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130, proc.stderr.read()
+    assert store.temporaries(sd.store) == []
+    assert _runs(sd) == {}
+
+    # kill -9 once some point is done and others are running.
+    proc = _sweep(sd.path)
+    _wait_for(lambda: len(_runs(sd)) >= 1 and store.temporaries(sd.store), POINT_TIMEOUT_S)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _runs(sd)
+    assert all(r["status"] == "done" for r in before.values()), before
+
+    # Start again: only what is missing runs.
+    proc = _sweep(sd.path)
+    _, err = proc.communicate(timeout=POINT_TIMEOUT_S * 6)
+    assert proc.returncode == 0, err
+    plan = planmod.read(sd)
+    after = _runs(sd)
+    assert sorted(after) == sorted(p.dir_name for p in plan.points)
+    assert sorted(r["run_id"] for r in after.values()) == sorted(p.run_id for p in plan.points)
+    assert all(r["status"] == "done" for r in after.values())
+    for name, record in before.items():  # done before the kill, not run again
+        assert after[name]["timings"]["started"] == record["timings"]["started"]
+    assert f"{len(plan.points) - len(before)} to run" in err
+    assert store.temporaries(sd.store) == []
+
+    status = _status(sd)
+    assert status["counts"] == {"done": len(plan.points)}
+    assert sorted(p["run_dir"] for p in status["by_status"]["done"]) == \
+        sorted(str(sd.store / name) for name in after)
+
+    # A finished sweep started again runs nothing.
+    again = subprocess.run(G5NET + ["sweep", str(SPEC), "--out", str(sd.path)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "0 to run" in again.stderr
