@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from .. import runners, store, sweep as sweepmod
@@ -123,7 +124,9 @@ def _run_local(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint
     jobs = min(jobs or local.default_jobs(todo), max(len(todo), 1))
     _log(f"{len(plan.points)} points, {len(plan.points) - len(todo)} already have a run, "
          f"{len(todo)} to run ({sum(p.boots for p in todo)} boots) with {jobs} worker(s) in {sd.path}")
-    local.run(sd, todo, jobs, Display(len(plan.points), jobs))
+    todo_indices = {p.index for p in todo}
+    settled = Counter(store.status_of(sd.store, p) for p in plan.points if p.index not in todo_indices)
+    local.run(sd, todo, jobs, Display(len(plan.points), jobs, settled=settled))
 
 
 def _run_slurm(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint],

@@ -18,8 +18,11 @@ def _clock(seconds: float) -> str:
 
 
 class Display:
-    def __init__(self, total: int, parallel: int, stream: TextIO = sys.stderr):
+    def __init__(self, total: int, parallel: int, stream: TextIO = sys.stderr,
+                 settled: Mapping[str, int] | None = None):
+        """`settled`: states of the points this runner will not touch (done earlier)."""
         self.total = total
+        self.settled = dict(settled or {})
         self.parallel = max(parallel, 1)
         self.stream = stream
         self.tty = stream.isatty()
@@ -32,6 +35,7 @@ class Display:
         self.durations.append(wall_s)
 
     def line(self, counts: Mapping[str, int]) -> str:
+        counts = {s: counts.get(s, 0) + self.settled.get(s, 0) for s in {*counts, *self.settled}}
         done = counts.get("done", 0)
         failed = sum(n for s, n in counts.items() if s not in ("done", "running", "queued", "pending"))
         running, waiting = counts.get("running", 0), counts.get("queued", 0) + counts.get("pending", 0)
