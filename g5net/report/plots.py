@@ -160,10 +160,9 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
     ax.set_xlabel("CPU time per packet (us)" if per_pkt else "share of CPU time (%)")
     _style(ax)
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.5 / len(found) - 0.12), ncol=len(CATEGORIES),
-              frameon=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(CATEGORIES), frameon=False)
     title = "Where the CPU time goes, per packet" if per_pkt else "Where the CPU time goes"
-    ax.set_title(title, fontsize=12, fontweight="bold")
+    ax.set_title(title, fontsize=12, fontweight="bold", pad=28)
     file = "breakdown.png"
     fig.savefig(out / file, dpi=110, bbox_inches="tight")
     plt.close(fig)

@@ -31,7 +31,7 @@ def markdown(title: str, meta: str, sections: Sequence[Section]) -> str:
             out += [f"![{s.title}]({s.file})", ""]
             continue
         out.append("| " + " | ".join(map(_md_cell, s.header)) + " |")
-        out.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(s.header))) + "|")
+        out.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(s.header))) + "|")
         out += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in s.rows]
         out.append("")
     return "\n".join(out)

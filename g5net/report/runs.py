@@ -129,8 +129,11 @@ def short(key: str) -> str:
 
 
 def label(run: Run, keys: Sequence[str]) -> str:
-    """`nic.mtu=9000 stream.streams=4`: the run among its sweep; its name when alone."""
-    return " ".join(f"{short(k)}={fmt_value(run.params.get(k))}" for k in keys) or run.name
+    """`mtu=9000 streams=4`: the run among its sweep (a longer name where the last
+    parts of two keys clash); its directory name when alone."""
+    last = [k.rpartition(".")[2] for k in keys]
+    names = last if len(set(last)) == len(last) else [short(k) for k in keys]
+    return " ".join(f"{n}={fmt_value(run.params.get(k))}" for n, k in zip(names, keys)) or run.name
 
 
 def fmt_value(v: Any) -> str:

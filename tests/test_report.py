@@ -1,0 +1,59 @@
+import struct
+
+import pytest
+
+from g5net import cli
+from g5net.errors import ReportError
+from g5net.report.build import build
+from test_metrics_fixtures import make_run, make_sweep, quickstart_spec
+
+
+@pytest.fixture(autouse=True)
+def only_result_commands(monkeypatch):
+    # The CLI as users call it, without importing the engine stack these commands never use.
+    monkeypatch.setattr(cli, "COMMANDS", ("report", "check"))
+
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_sweep_report_has_the_plots_its_parameters_allow(tmp_path, capsys):
+    sweep = make_sweep(tmp_path / "sweep")
+    out = tmp_path / "report"
+    assert cli.main(["report", str(sweep), "-o", str(out)]) == 0
+    written = capsys.readouterr().out.split()
+    pngs = {p.name for p in out.glob("*.png")}
+    # Message size and connections vary; there are no gem5 misses to plot.
+    assert pngs == {"bandwidth-cpu-vs-msg-size.png", "ctxt-intr-vs-connections.png", "breakdown.png"}
+    assert {str(out / p) for p in pngs} | {str(out / "report.md"), str(out / "report.html")} == set(written)
+    for p in pngs:
+        w, h = _png_size(out / p)
+        assert w > 600 and h > 300
+    md = (out / "report.md").read_text()
+    assert "varying stream.msg_bytes, stream.streams, nic.attach" in md
+    assert "![Bandwidth and CPU utilisation vs message size](bandwidth-cpu-vs-msg-size.png)" in md
+    # One row per run and host; the integrated NIC's 5 % shows in the table.
+    rows = [l for l in md.splitlines() if l.startswith("| msg_bytes=65536 streams=16 attach=integrated | done | client")]
+    assert len(rows) == 1 and "| 688.1 |" in rows[0]
+    html = (out / "report.html").read_text()
+    assert "<img src='breakdown.png'" in html and html.count("<table>") == 3
+
+
+def test_single_run_report_is_tables_and_breakdown_bars(tmp_path):
+    rd = make_run(tmp_path / "store", quickstart_spec())
+    out = tmp_path / "report"
+    files = build(rd.path, out)
+    assert sorted(p.name for p in files) == ["breakdown.png", "report.html", "report.md"]
+    md = (out / "report.md").read_text()
+    assert "## CPU time breakdown" in md and "## Top kernel functions" in md
+    assert md.count(f"| {rd.path.name} | done |") == 4  # 2 hosts x 2 workloads
+
+
+def test_nothing_to_report_is_an_error(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r")]) == 2
+    assert "neither a run directory" in capsys.readouterr().err
+    with pytest.raises(ReportError, match="no such directory"):
+        build(tmp_path / "missing", tmp_path / "r")
