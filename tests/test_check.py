@@ -8,12 +8,6 @@ from test_metrics_fixtures import make_run, make_sweep, quickstart_spec, spec
 REPO_EXPECT = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "expectations"
 
 
-@pytest.fixture(autouse=True)
-def only_result_commands(monkeypatch):
-    # The CLI as users call it, without importing the engine stack these commands never use.
-    monkeypatch.setattr(cli, "COMMANDS", ("report", "check"))
-
-
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory):
     return make_sweep(tmp_path_factory.mktemp("sweep"))

@@ -8,12 +8,6 @@ from g5net.report.build import build
 from test_metrics_fixtures import make_run, make_sweep, quickstart_spec
 
 
-@pytest.fixture(autouse=True)
-def only_result_commands(monkeypatch):
-    # The CLI as users call it, without importing the engine stack these commands never use.
-    monkeypatch.setattr(cli, "COMMANDS", ("report", "check"))
-
-
 def _png_size(path):
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
