@@ -41,15 +41,15 @@ def host_packages(path: Path = HOST_PACKAGES) -> list[HostPackage]:
     return packages
 
 
-def require(step: str) -> None:
+def require(step: str, packages: Path = HOST_PACKAGES) -> None:
     """Raises ArtifactError naming every package `step` needs that is missing."""
-    missing = [p for p in host_packages() if step in p.needed_by and not p.present()]
+    missing = [p for p in host_packages(packages) if step in p.needed_by and not p.present()]
     if missing:
         names = " ".join(p.name for p in missing)
         detail = ", ".join(f"{p.name} (no {p.probe})" for p in missing)
         raise ArtifactError(f"building the {step} needs Debian packages that are not installed: "
                             f"{detail}; install them with `apt-get install {names}` "
-                            f"(`make deps` installs everything in {HOST_PACKAGES.name})")
+                            f"(`make deps` installs everything in {packages.name})")
 
 
 def run_tool(cmd: list[str], what: str, **kwargs) -> subprocess.CompletedProcess:

@@ -1,0 +1,198 @@
+"""g5net.artifacts: kernel and image builds, their cache and their errors.
+
+The slow tests build for real. Kernels are built into the default cache
+($G5NET_CACHE or ~/.cache/g5net, where `g5net artifacts build` puts them: the
+first build takes many minutes); images, cheap to build, into temporary caches.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from g5net import artifacts
+from g5net.artifacts import elf, host, images, kernels
+from g5net.errors import ArtifactError
+
+
+@pytest.fixture
+def empty_cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("G5NET_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("G5NET_CACHE", str(tmp_path))
+    assert artifacts.cache_dir() == tmp_path
+    monkeypatch.delenv("G5NET_CACHE")
+    assert artifacts.cache_dir() == Path.home() / ".cache" / "g5net"
+
+
+def test_unknown_kernel_variant():
+    with pytest.raises(ArtifactError, match="'numa' is not one of smp, up"):
+        artifacts.kernel("numa")
+
+
+@pytest.mark.parametrize("variant", artifacts.VARIANTS)
+def test_lookup_without_build_names_the_command(empty_cache, variant):
+    with pytest.raises(ArtifactError, match=f"g5net artifacts build --kernel {variant}"):
+        artifacts.kernel(variant, build=False)
+
+
+def test_image_lookup_without_build_names_the_command(empty_cache):
+    with pytest.raises(ArtifactError, match="g5net artifacts build --image"):
+        artifacts.image(build=False)
+
+
+def test_fragments_override_in_order():
+    wanted = kernels.required_symbols(kernels.fragment_paths("up"))
+    assert wanted["CONFIG_SMP"] is None
+    assert wanted["CONFIG_E1000"] == "y"
+    assert kernels.required_symbols(kernels.fragment_paths("smp"))["CONFIG_NR_CPUS"] == "64"
+
+
+def test_config_check_names_every_dropped_symbol(tmp_path):
+    frag = tmp_path / "frag.config"
+    frag.write_text("CONFIG_E1000=y\nCONFIG_NR_CPUS=64\n# CONFIG_SMP is not set\nCONFIG_PCI=y\n")
+    config = tmp_path / ".config"
+    config.write_text("CONFIG_PCI=y\nCONFIG_NR_CPUS=8\nCONFIG_SMP=y\n# CONFIG_E1000 is not set\n")
+    with pytest.raises(ArtifactError) as e:
+        kernels.check_config(config, [frag])
+    msg = str(e.value)
+    assert "CONFIG_E1000=y wanted, resolved to unset" in msg
+    assert "CONFIG_NR_CPUS=64 wanted, resolved to 8" in msg
+    assert "CONFIG_SMP should be unset but is y" in msg
+    assert "CONFIG_PCI" not in msg
+
+
+def test_missing_host_package_is_named(tmp_path):
+    listing = tmp_path / "host-packages.txt"
+    listing.write_text("# package probe needed-by\n"
+                       "make make kernel\n"
+                       "g5net-nonesuch /nonexistent/tool kernel image\n"
+                       "other-nonesuch no-such-command-g5net qemu\n")
+    with pytest.raises(ArtifactError, match=r"g5net-nonesuch \(no /nonexistent/tool\)") as e:
+        host.require("kernel", listing)
+    assert "apt-get install g5net-nonesuch" in str(e.value)
+    assert "other-nonesuch" not in str(e.value)
+    host.require("tests", listing)
+
+
+def test_host_packages_file_is_well_formed():
+    packages = host.host_packages()
+    names = {p.name for p in packages}
+    assert {"linux-source-6.1", "e2fsprogs", "qemu-system-x86", "bison", "flex"} <= names
+    for step in ("kernel", "m5", "image"):
+        host.require(step)
+
+
+def test_elf_dependencies_of_a_host_program():
+    deps = elf.dependencies(Path("/bin/sh").resolve())
+    assert deps.interpreter == "/lib64/ld-linux-x86-64.so.2"
+    assert "libc.so.6" in deps.needed
+
+
+def test_recipe_errors_name_the_line(tmp_path):
+    recipe = tmp_path / "packages.txt"
+    recipe.write_text("iperf\n")
+    with pytest.raises(ArtifactError, match=r"packages.txt:1: package iperf lists nothing"):
+        images.read_packages(recipe)
+
+
+def test_missing_debian_package_is_named(empty_cache, tmp_path):
+    recipe = tmp_path / "recipe"
+    recipe.mkdir()
+    (recipe / "packages.txt").write_text("busybox-static bin/busybox\n"
+                                         "g5net-no-such-package usr/bin/x\n")
+    with pytest.raises(ArtifactError, match=r"packages.txt: Debian package g5net-no-such-package "
+                                            r"not found"):
+        images.image_from(recipe)
+
+
+# --- real builds -----------------------------------------------------------
+
+
+def debugfs_ls(image: Path, directory: str) -> dict[str, str]:
+    """name -> octal mode of each entry of `directory` in `image`."""
+    out = subprocess.run(["debugfs", "-R", f"ls -l {directory}", str(image)],
+                         capture_output=True, text=True, check=True).stdout
+    entries = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 8:
+            entries[fields[-1]] = fields[1]
+    return entries
+
+
+@pytest.fixture(scope="module")
+def built_image() -> artifacts.Image:
+    return artifacts.image()
+
+
+@pytest.mark.slow
+def test_image_holds_the_workload_programs(built_image):
+    img = built_image.path
+    assert img.stat().st_size < 64 << 20, "the image should stay small"
+    usr_bin = debugfs_ls(img, "/usr/bin")
+    for program in ("iperf", "iperf3", "NPtcp"):
+        assert usr_bin[program] == "100755", program
+    assert usr_bin["awk"] == "120777", "busybox applets are symlinks"
+    sbin = debugfs_ls(img, "/sbin")
+    for program in ("g5init", "m5", "ethtool"):
+        assert sbin[program] == "100755", program
+    assert debugfs_ls(img, "/bin")["busybox"] == "100755"
+    assert {"protocols", "services", "passwd"} <= set(debugfs_ls(img, "/etc"))
+    assert {"lib.sh", "results.awk"} <= set(debugfs_ls(img, "/g5net"))
+    libs = set(debugfs_ls(img, "/lib/x86_64-linux-gnu")) | set(
+        debugfs_ls(img, "/usr/lib/x86_64-linux-gnu"))
+    assert {"libc.so.6", "libstdc++.so.6", "libiperf.so.0", "libcrypto.so.3"} <= libs
+    assert "ld-linux-x86-64.so.2" in debugfs_ls(img, "/lib64")
+    for mount_point in ("proc", "sys", "dev", "tmp", "run"):
+        assert debugfs_ls(img, "/")[mount_point] == "40755"
+
+
+@pytest.mark.slow
+def test_image_is_reproducible(tmp_path, monkeypatch, built_image):
+    digests = []
+    for name in ("a", "b"):
+        monkeypatch.setenv("G5NET_CACHE", str(tmp_path / name))
+        digests.append(artifacts.image(progress=lambda _m: None).digest)
+    assert digests[0] == digests[1] == built_image.digest
+    subprocess.run(["e2fsck", "-fn", str(built_image.path)], check=True, capture_output=True)
+
+
+@pytest.mark.slow
+def test_cached_image_comes_back_in_seconds(built_image):
+    start = time.monotonic()
+    again = artifacts.image(build=False)
+    assert time.monotonic() - start < 5
+    assert again == built_image
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", artifacts.VARIANTS)
+def test_kernel_build_outputs_and_config(variant):
+    k = artifacts.kernel(variant)
+    kernels.check_config(k.config, kernels.fragment_paths(variant))
+    config = k.config.read_text()
+    for symbol in ("CONFIG_64BIT", "CONFIG_PCI", "CONFIG_ACPI", "CONFIG_E1000", "CONFIG_ATA_PIIX",
+                   "CONFIG_EXT4_FS", "CONFIG_SERIAL_8250_CONSOLE", "CONFIG_DEVTMPFS_MOUNT",
+                   "CONFIG_INET", "CONFIG_PROC_SYSCTL", "CONFIG_PERF_EVENTS",
+                   "CONFIG_FUNCTION_PROFILER", "CONFIG_BINFMT_SCRIPT", "CONFIG_EPOLL"):
+        assert f"\n{symbol}=y\n" in config, symbol
+    assert "\n# CONFIG_MODULES is not set\n" in config
+    if variant == "smp":
+        assert "\nCONFIG_SMP=y\n" in config and "\nCONFIG_NR_CPUS=64\n" in config
+    else:
+        assert "\n# CONFIG_SMP is not set\n" in config
+    assert k.vmlinux.read_bytes()[:4] == b"\x7fELF"
+    assert k.bzimage.read_bytes()[0x202:0x206] == b"HdrS"
+    assert " T start_kernel\n" in k.system_map.read_text()
+
+    start = time.monotonic()
+    assert artifacts.kernel(variant, build=False) == k
+    assert artifacts.kernel(variant) == k
+    assert time.monotonic() - start < 5, "a cached kernel must come back in seconds"

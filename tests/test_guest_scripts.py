@@ -1,0 +1,130 @@
+"""The guest's shell side (workloads/lib.sh, results.awk) run by the host's
+busybox, the same program the image carries (busybox-static)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+WORKLOADS = REPO / "workloads"
+BUSYBOX = shutil.which("busybox")
+
+
+
+@pytest.fixture(autouse=True)
+def _busybox():
+    if BUSYBOX is None:
+        pytest.fail("needs busybox on PATH: apt-get install busybox-static "
+                    "(listed in disk-images/host-packages.txt)")
+
+
+def sh(script: str, out: Path, **kwargs) -> subprocess.CompletedProcess:
+    """Runs `script` as g5init runs a job: lib.sh sourced first, G5_OUT set."""
+    out.mkdir(exist_ok=True)
+    return subprocess.run([BUSYBOX, "sh", "-c", f". {WORKLOADS / 'lib.sh'} && {script}"],
+                          env={"PATH": "/usr/bin:/bin", "G5_OUT": str(out)},
+                          capture_output=True, text=True, timeout=30, **kwargs)
+
+
+def results(files: dict[str, bytes], tmp_path: Path, rc: int = 0) -> dict:
+    d = tmp_path / "g5out"
+    d.mkdir()
+    for name, data in files.items():
+        (d / name).write_bytes(data)
+    out = subprocess.run(
+        [BUSYBOX, "awk", "-f", str(WORKLOADS / "results.awk"), "-v", "host=h1", "-v",
+         "role=server", "-v", "engine=qemu", "-v", f"rc={rc}", *sorted(map(str, d.iterdir()))],
+        capture_output=True, check=True)
+    line = out.stdout.decode()
+    assert line.count("\n") == 1 and line.endswith("\n"), "the results block is one line"
+    return json.loads(line)
+
+
+def test_results_round_trip_every_escape(tmp_path):
+    files = {
+        "quote.out": b'say "hi"\n',
+        "backslash.out": b"a\\b\\\\c\\",
+        "controls.out": b"tab\there\r\nbell\x07 esc\x1b[0m\x01one\x1f\n",
+        "empty.err": b"",
+        "no-newline.out": b"last line",
+        "utf8.out": "µs ±3 °C\n".encode(),
+        "many.out": b"".join(b"line %d\n" % i for i in range(2000)),
+    }
+    doc = results(files, tmp_path, rc=3)
+    assert doc["host"] == "h1" and doc["role"] == "server" and doc["engine"] == "qemu"
+    assert doc["job_rc"] == 3
+    assert list(doc["items"]) == sorted(files)
+    for name, data in files.items():
+        assert doc["items"][name].encode() == data, name
+
+
+def test_results_without_files(tmp_path):
+    out = subprocess.run([BUSYBOX, "awk", "-f", str(WORKLOADS / "results.awk"), "-v", "host=h",
+                          "-v", "role=client", "-v", "engine=gem5", "-v", "rc=0"],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["items"] == {}
+
+
+def test_capture_writes_out_err_rc(tmp_path):
+    r = sh("g5_capture greet sh -c 'echo hi; echo oops >&2; exit 4'; echo status=$?", tmp_path)
+    assert r.stdout == "status=4\n"
+    assert (tmp_path / "greet.out").read_text() == "hi\n"
+    assert (tmp_path / "greet.err").read_text() == "oops\n"
+    assert (tmp_path / "greet.rc").read_text() == "4\n"
+
+
+def test_retry_keeps_only_the_last_attempt(tmp_path):
+    flag = tmp_path / "attempts"
+    cmd = (f"n=$(cat {flag} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {flag}; "
+           f"echo attempt $n; [ $n -ge 3 ] || {{ echo refused >&2; exit 1; }}")
+    r = sh(f"g5_retry 10 sh -c '{cmd}'", tmp_path / "out")
+    assert r.returncode == 0
+    assert r.stdout == "attempt 3\n" and r.stderr == ""
+
+
+def test_retry_gives_up_with_the_status(tmp_path):
+    r = sh("g5_retry 1 sh -c 'echo no >&2; exit 7'", tmp_path)
+    assert r.returncode == 7 and r.stderr == "no\n"
+
+
+def test_snapshot_and_roi_copy_proc_files(tmp_path):
+    # m5 is not on the host's PATH: a stub shows the calls g5_roi_* make.
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "m5").write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path}/m5.calls\n")
+    (stub / "m5").chmod(0o755)
+    r = sh(f"PATH={stub}:$PATH; g5_roi_begin iperf && g5_roi_end iperf", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    expected = [f"iperf.{when}.{f}" for when in ("after", "before")
+                for f in ("dev", "interrupts", "netstat", "snmp", "softirqs", "softnet_stat", "stat")]
+    assert names == sorted(expected)
+    assert (tmp_path / "out" / "iperf.before.stat").read_text().startswith("cpu ")
+    assert (tmp_path / "m5.calls").read_text() == "resetstats\ndumpstats\n"
+
+
+def test_pin_runs_unpinned_when_empty_and_pinned_otherwise(tmp_path):
+    r = sh("g5_pin '' echo free && g5_pin 0 cat /proc/self/status", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("free\n")
+    assert "Cpus_allowed_list:\t0\n" in r.stdout
+
+
+def test_irq_affinity_without_eth0_fails_clearly(tmp_path):
+    if "eth0" in Path("/proc/interrupts").read_text():
+        pytest.skip("this host has an eth0 interrupt line")
+    r = sh("g5_irq_affinity 0", tmp_path)
+    assert r.returncode == 1 and "eth0 has no line in /proc/interrupts" in r.stderr
+
+
+def test_g5init_is_plain_sh():
+    """PID 1 runs under busybox sh: its syntax must parse there."""
+    for script in ("g5init", "lib.sh"):
+        r = subprocess.run([BUSYBOX, "sh", "-n", str(WORKLOADS / script)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"{script}: {r.stderr}"
