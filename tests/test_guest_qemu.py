@@ -1,0 +1,120 @@
+"""Real guests under QEMU: our kernel and image boot, run a job from the job
+disk, print the results block and end the QEMU process by themselves."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from g5net import artifacts
+
+pytestmark = pytest.mark.slow
+
+QEMU = "qemu-system-x86_64"
+BOOT_TIMEOUT_S = 180
+RESULTS = re.compile(r"<<<G5NET-RESULTS-BEGIN>>>\r?\n(.*?)\r?\n<<<G5NET-RESULTS-END>>>", re.S)
+
+
+def cmdline(host: str, role: str, ip: str, extra: str = "") -> str:
+    return (f"console=ttyS0 root=/dev/sda ro rootfstype=ext4 init=/sbin/g5init panic=-1 "
+            f"g5net.engine=qemu g5net.host={host} g5net.role={role} g5net.ip={ip}/24 "
+            f"g5net.mtu=1500 {extra}").strip()
+
+
+def job_disk(script: str, path: Path) -> Path:
+    data = script.encode()
+    path.write_bytes(data + b"\0" * (-len(data) % 512 or 512))
+    return path
+
+
+def qemu(kernel: artifacts.Kernel, image: artifacts.Image, append: str, job: Path,
+         netdev: str | None = None, mac: str = "52:54:00:00:00:01", smp: int = 2) -> list[str]:
+    if shutil.which(QEMU) is None:
+        pytest.fail(f"{QEMU} not found: apt-get install qemu-system-x86")
+    cmd = [QEMU, "-machine", "pc,accel=tcg", "-smp", str(smp), "-m", "512", "-display", "none",
+           "-monitor", "none", "-serial", "stdio", "-no-reboot", "-nodefaults",
+           "-kernel", str(kernel.bzimage), "-append", append,
+           "-drive", f"file={image.path},format=raw,if=ide,index=0,snapshot=on",
+           "-drive", f"file={job},format=raw,if=ide,index=1"]
+    if netdev:
+        cmd += ["-netdev", netdev, "-device", f"e1000,netdev=n0,mac={mac}"]
+    return cmd
+
+
+def results(console: str) -> dict:
+    m = RESULTS.search(console)
+    assert m, f"no results block in the console:\n{console[-3000:]}"
+    return json.loads(m.group(1))
+
+
+@pytest.mark.parametrize("variant", artifacts.VARIANTS)
+def test_one_guest_runs_its_job_and_exits(tmp_path, variant):
+    k, img = artifacts.kernel(variant), artifacts.image()
+    job = job_disk('g5_capture hello echo hi\ng5_capture engine sh -c \'echo "$G5_ENGINE"; m5 dumpstats\'\n',
+                   tmp_path / "job.img")
+    start = time.monotonic()
+    run = subprocess.run(qemu(k, img, cmdline("h1", "client", "10.0.0.1"), job),
+                         capture_output=True, text=True, timeout=BOOT_TIMEOUT_S)
+    elapsed = time.monotonic() - start
+    console = run.stdout
+    assert run.returncode == 0, f"QEMU failed ({run.returncode}): {run.stderr}\n{console[-3000:]}"
+    assert "G5NET-BOOTED host=h1" in console
+    doc = results(console)
+    assert (doc["host"], doc["role"], doc["engine"], doc["job_rc"]) == ("h1", "client", "qemu", 0)
+    assert doc["items"]["hello.out"] == "hi\n"
+    assert doc["items"]["hello.rc"] == "0\n"
+    assert doc["items"]["engine.out"] == "qemu\n"
+    assert "g5init.err" not in doc["items"], doc["items"].get("g5init.err")
+    print(f"{variant}: boot + job + exit in {elapsed:.1f} s")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_guests_iperf_iperf3_netpipe(tmp_path):
+    """Back to back over a QEMU socket netdev: each server exits after its client
+    (lib.sh's notes), so one job runs the three benchmarks in sequence."""
+    k, img = artifacts.kernel("smp"), artifacts.image()
+    server_job = job_disk(
+        "g5_capture iperf timeout 120 iperf -s -P 1\n"
+        "g5_capture iperf3 timeout 120 iperf3 -s -1\n"
+        "g5_capture netpipe timeout 300 NPtcp\n", tmp_path / "server.img")
+    client_job = job_disk(
+        "g5_roi_begin iperf\n"
+        "g5_capture iperf iperf -c 10.0.0.1 -n 8M --connect-retries 300\n"
+        "g5_roi_end iperf\n"
+        "g5_capture iperf3 g5_retry 60 iperf3 -c 10.0.0.1 -n 8M\n"
+        "g5_capture netpipe g5_retry 60 NPtcp -h 10.0.0.1 -u 65536 -o $G5_OUT/netpipe.np\n",
+        tmp_path / "client.img")
+    port = _free_port()
+    server = subprocess.Popen(
+        qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
+             netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while f":{port:04X} 00000000:0000 0A" not in Path("/proc/net/tcp").read_text():
+        assert time.monotonic() < deadline, "the server's QEMU never listened"
+        time.sleep(0.05)
+    client = subprocess.run(
+        qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
+             netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02"),
+        capture_output=True, text=True, timeout=600)
+    server_out, _ = server.communicate(timeout=60)
+    c, s = results(client.stdout), results(server_out)
+    assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"
+    assert re.search(r"\d+ [MG]bits/sec", c["items"]["iperf.out"]), c["items"]["iperf.out"]
+    assert s["items"]["iperf.rc"] == "0\n" and s["items"]["iperf3.rc"] == "0\n"
+    assert "receiver" in c["items"]["iperf3.out"]
+    assert c["items"]["netpipe.rc"] == "0\n" and s["items"]["netpipe.rc"] == "3\n"
+    assert len(c["items"]["netpipe.np"].splitlines()) > 20
+    assert "iperf.before.snmp" in c["items"] and "iperf.after.netstat" in c["items"]
