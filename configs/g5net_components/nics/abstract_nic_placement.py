@@ -1,0 +1,19 @@
+"""Where a NIC sits relative to the CPUs and memory: its PIO and DMA paths."""
+
+import abc
+
+from m5.objects import EtherDevice, SimObject
+
+
+class AbstractNicPlacement(abc.ABC):
+    """Wires a NIC's `pio` (CPU to device registers) and `dma` (device to
+    memory) ports into a board. One placement object serves every NIC of a
+    host; a new placement is one new file.
+    """
+
+    @abc.abstractmethod
+    def attach(self, board, nic: EtherDevice) -> SimObject | None:
+        """Connect `nic` to `board` (a `NicX86Board` whose cache hierarchy is
+        incorporated). Returns what the path is built of, for the board to
+        adopt as a child, or None when the NIC is wired to existing ports only.
+        """

@@ -1,0 +1,118 @@
+"""gem5 config: the hosts of one g5net experiment and the Ethernet between them.
+
+Run by the gem5 engine (g5net/engines/gem5.py), never by hand:
+
+    gem5.opt --outdir=RUN/m5out configs/g5net_hosts.py RUN/gem5-<phase>.json
+
+The JSON (see g5net_components/params.py) holds the resolved spec, the
+artifacts, each host's kernel command line, readfile and MAC addresses, and
+the phase:
+
+- boot: every host boots on `cpu.boot_model` without caches; once every host
+  has executed `m5 checkpoint`, one checkpoint of the whole system is written
+  to `checkpoint` and gem5 exits.
+- measure: that checkpoint is restored with `cpu.model` and the spec's
+  caches; gem5 exits once every host has executed `m5 exit`.
+
+Exit status: 0 done, 2 the JSON is unusable, 3 the hosts did not do their
+part (the reason is in <outdir>/g5net-gem5.json).
+"""
+
+import sys
+
+from gem5.components.memory.single_channel import SingleChannelDDR4_2400
+from gem5.components.processors.cpu_types import get_cpu_type_from_str
+from gem5.resources.resource import DiskImageResource, KernelResource
+
+from g5net_components import params
+from g5net_components.boards.nic_x86_board import NicX86Board
+from g5net_components.cachehierarchies.cache_level import CacheLevel
+from g5net_components.cachehierarchies.configurable_cache_hierarchy import (
+    ConfigurableCacheHierarchy,
+)
+from g5net_components.cachehierarchies.uncached_hierarchy import UncachedHierarchy
+from g5net_components.network.ethernet_fabric import EthernetFabric
+from g5net_components.nics.igbe_params import IgbeParams
+from g5net_components.nics.integrated_placement import IntegratedPlacement
+from g5net_components.nics.pcie_placement import PciePlacement
+from g5net_components.processors.multithreaded_processor import MultithreadedProcessor
+from g5net_components.processors.niagara2_processor import Niagara2Processor
+from g5net_components.simulation.exit_cause import ExitCause
+from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
+
+
+def processor(cpu, phase: params.Phase):
+    model = cpu.boot_model if phase is params.Phase.BOOT else cpu.model
+    cls = Niagara2Processor if cpu.preset == "niagara2" else MultithreadedProcessor
+    return cls(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
+               threads_per_core=cpu.threads_per_core)
+
+
+def cache_hierarchy(caches, phase: params.Phase):
+    if phase is params.Phase.BOOT:
+        return UncachedHierarchy()
+    c = caches
+    l2 = CacheLevel(c.l2_kib, c.l2_assoc, c.l2_latency_cycles, c.l2_mshrs) if c.l2_kib else None
+    l3 = CacheLevel(c.l3_kib, c.l3_assoc, c.l3_latency_cycles, c.l3_mshrs) if c.l3_kib else None
+    return ConfigurableCacheHierarchy(
+        l1i=CacheLevel(c.l1i_kib, c.l1i_assoc, c.l1_latency_cycles, c.l1_mshrs),
+        l1d=CacheLevel(c.l1d_kib, c.l1d_assoc, c.l1_latency_cycles, c.l1_mshrs),
+        l2=l2, l2_shared=c.l2_shared, l3=l3)
+
+
+def placement(nic):
+    if nic.attach == "integrated":
+        return IntegratedPlacement(dca=nic.dca)
+    return PciePlacement()
+
+
+def board(run: params.RunParams, host: params.HostParams) -> NicX86Board:
+    spec = run.host_spec(host)
+    b = NicX86Board(
+        clk_freq=f"{spec.cpu.clock_ghz:g}GHz",
+        processor=processor(spec.cpu, run.phase),
+        memory=SingleChannelDDR4_2400(size=f"{spec.memory_mb}MiB"),
+        cache_hierarchy=cache_hierarchy(spec.caches, run.phase),
+        nics=[IgbeParams.from_spec(spec.nic, mac) for mac in host.macs],
+        placement=placement(spec.nic))
+    # The whole command line is the engine's; X86Board formats it, so braces are escaped.
+    b.set_kernel_disk_workload(
+        kernel=KernelResource(local_path=host.kernel),
+        disk_image=DiskImageResource(local_path=host.disk),
+        readfile=host.readfile,
+        kernel_args=[host.cmdline.replace("{", "{{").replace("}", "}}")])
+    # `g5net console` attaches here; gem5 resolves the path against --outdir.
+    b.pc.com_1.device.port = host.console_socket
+    # No remote GDB listeners: concurrent runs would fight over their ports.
+    b.workload.remote_gdb_port = 0
+    return b
+
+
+def main(argv: list) -> int:
+    if len(argv) != 2:
+        print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
+        return 2
+    try:
+        run = params.load(argv[1])
+    except (OSError, ValueError, params.ConfigError) as e:
+        print(f"g5net config: {e}", file=sys.stderr)
+        return 2
+    boards = {h.board: board(run, h) for h in run.hosts}
+    fabric = EthernetFabric([b.nics() for b in boards.values()], run.spec.link.speed_gbps,
+                            run.spec.link.delay_us, run.pcap_dir)
+    restore = run.checkpoint if run.phase is params.Phase.MEASURE else None
+    sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
+    sim.instantiate()
+    if run.phase is params.Phase.BOOT:
+        done = sim.run_until(ExitCause.CHECKPOINT)
+        if done:
+            sim.checkpoint(run.checkpoint)
+    else:
+        done = sim.run_until(ExitCause.M5_EXIT)
+    sim.report.completed = done
+    sim.write_report()
+    return 0 if done else 3
+
+
+if __name__ == "__m5_main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,23 @@
+"""gem5 config: describe this gem5 build as one JSON line, for `g5net doctor`.
+
+    gem5.opt --quiet --outdir=TMP configs/g5net_probe.py
+
+prints `G5NET-PROBE {...}`: version, ISAs, Ruby protocol, whether classic
+caches and the KVM CPU are built in. Builds no system and simulates nothing.
+"""
+
+import json
+
+import m5
+import m5.objects
+from m5.defines import buildEnv
+
+isas = sorted(k[len("USE_"):-len("_ISA")].lower() for k, v in buildEnv.items()
+              if k.startswith("USE_") and k.endswith("_ISA") and v)
+print("G5NET-PROBE " + json.dumps({
+    "version": m5.core.gem5Version,
+    "isas": isas,
+    "protocol": str(buildEnv.get("PROTOCOL", "")),
+    "classic_caches": hasattr(m5.objects, "Cache"),
+    "kvm_cpu": hasattr(m5.objects, "X86KvmCPU"),
+}))
