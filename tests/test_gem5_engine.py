@@ -1,0 +1,334 @@
+"""The gem5 engine without gem5: discovery, probing, the config JSON, checkpoint
+keys, failure classification, and the boot/measure flow against a fake gem5
+that behaves like configs/g5net_hosts.py from the outside."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from g5net import spec as specmod
+from g5net.artifacts import Image, Kernel
+from g5net.engines import gem5
+from g5net.engines.base import Artifacts
+from g5net.rundir import RunDir
+
+REPO = Path(__file__).resolve().parents[1]
+PROBE = {"version": "24.0.0.1", "isas": ["x86"], "protocol": "MESI_Two_Level",
+         "classic_caches": True, "kvm_cpu": False}
+
+# What the real config does, seen from outside: consoles, a report, a checkpoint.
+FAKE_GEM5 = r'''
+import json, os, sys
+args = sys.argv[1:]
+if any(a.endswith("g5net_probe.py") for a in args):
+    print("G5NET-PROBE " + os.environ["FAKE_PROBE"])
+    sys.exit(0)
+outdir = [a.split("=", 1)[1] for a in args if a.startswith("--outdir=")][0]
+os.makedirs(outdir, exist_ok=True)
+cfg = json.load(open(args[-1]))
+with open(os.environ["FAKE_CALLS"], "a") as f:
+    f.write(cfg["phase"] + "\n")
+fail = os.environ.get("FAKE_FAIL", "")
+if fail == "panic":
+    print("src/arch/x86/interrupts.cc:408: panic: Local APIC Trigger Mode registers are unimplemented.")
+    sys.exit(134)
+for h in cfg["hosts"]:
+    with open(os.path.join(outdir, h["board"] + ".pc.com_1.device"), "w") as c:
+        if cfg["phase"] == "boot":
+            c.write("Linux version 6.1\nG5NET-BOOTED host=%s\n" % h["name"])
+            c.write(open(h["readfile"]).read().splitlines()[0] + "\n")
+        else:
+            c.write("job: " + open(h["readfile"]).read().splitlines()[0] + "\n")
+report = {"phase": cfg["phase"], "completed": fail != "stuck", "sim_seconds": 0.25,
+          "reason": "waiting for 1 more 'checkpoint' event(s), got 'm5_exit instruction encountered' (code 0)" if fail == "stuck" else "",
+          "exits": []}
+json.dump(report, open(os.path.join(outdir, "g5net-gem5.json"), "w"))
+if fail == "stuck":
+    sys.exit(3)
+if cfg["phase"] == "boot":
+    os.makedirs(cfg["checkpoint"], exist_ok=True)
+    open(os.path.join(cfg["checkpoint"], "m5.cpt"), "w").write("[root]\n")
+'''
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("G5NET_CACHE", str(d))
+    return d
+
+
+@pytest.fixture
+def fake_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: Path) -> Path:
+    binary = tmp_path / "bin" / "gem5.opt"
+    binary.parent.mkdir()
+    binary.write_text(f"#!{sys.executable}\n{FAKE_GEM5}")
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("FAKE_PROBE", json.dumps(PROBE))
+    monkeypatch.setenv("FAKE_CALLS", str(tmp_path / "calls"))
+    monkeypatch.setenv("G5NET_GEM5", str(binary))
+    return binary
+
+
+@pytest.fixture
+def quickstart(quickstart_text: str) -> specmod.Spec:
+    return specmod.loads(quickstart_text).with_engine("gem5")
+
+
+def fake_artifacts(tmp_path: Path) -> Artifacts:
+    k = tmp_path / "art"
+    k.mkdir(exist_ok=True)
+    kernels = {v: Kernel(variant=v, bzimage=k / f"bzImage-{v}", vmlinux=k / f"vmlinux-{v}",
+                         system_map=k / f"System.map-{v}", digest=f"{v}-digest")
+               for v in ("smp", "up")}
+    return Artifacts(kernels=kernels, image=Image(path=k / "disk.img", digest="image-digest"))
+
+
+def override(spec: specmod.Spec, text: str) -> specmod.Spec:
+    """The spec with TOML `text` merged into [host] and friends."""
+    import tomllib
+    extra = tomllib.loads(text)
+    d = spec.to_dict()
+
+    def merge(a: dict, b: dict) -> dict:
+        for key, value in b.items():
+            a[key] = merge(a.get(key, {}), value) if isinstance(value, dict) else value
+        return a
+    for table, values in extra.items():
+        if table == "host":
+            for h in d["hosts"].values():
+                merge(h, values)
+        else:
+            merge(d.setdefault(table, {}), values)
+    return specmod.from_dict(d)
+
+
+# ------------------------------------------------------------------ discovery
+
+def test_missing_gem5_says_how_to_point_at_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    with pytest.raises(gem5.Gem5Error, match="G5NET_GEM5.*PATH") as e:
+        gem5.find_binary({"PATH": str(tmp_path)})
+    assert "export G5NET_GEM5=/path/to/gem5/build/X86/gem5.opt" in str(e.value)
+
+
+def test_env_var_naming_a_missing_file_is_an_error(tmp_path: Path):
+    bad = tmp_path / "nowhere" / "gem5.opt"
+    with pytest.raises(gem5.Gem5Error, match=f"G5NET_GEM5={bad}: not an executable file"):
+        gem5.find_binary({"G5NET_GEM5": str(bad), "PATH": ""})
+
+
+def test_path_lookup_prefers_gem5_opt(tmp_path: Path):
+    for name in ("gem5.fast", "gem5.opt"):
+        p = tmp_path / name
+        p.write_text("#!/bin/sh\n")
+        p.chmod(0o755)
+    assert gem5.find_binary({"PATH": str(tmp_path)}) == tmp_path / "gem5.opt"
+
+
+def test_probe_reads_the_build_and_remembers_it(fake_gem5: Path, tmp_path: Path):
+    b = gem5.probe(fake_gem5)
+    assert (b.version, b.isas, b.protocol, b.problems()) == ("24.0.0.1", ("x86",), "MESI_Two_Level", [])
+    os.environ["FAKE_PROBE"] = "not json"  # a second probe would fail: the answer is cached
+    assert gem5.probe(fake_gem5) == b
+
+
+def test_probe_of_something_else_is_a_clear_error(tmp_path: Path, cache: Path):
+    not_gem5 = tmp_path / "gem5.opt"
+    not_gem5.write_text("#!/bin/sh\necho 'hello'\nexit 1\n")
+    not_gem5.chmod(0o755)
+    with pytest.raises(gem5.Gem5Error, match=r"is not a usable gem5 \(status 1.*hello.*G5NET_GEM5"):
+        gem5.probe(not_gem5)
+
+
+def test_build_problems_name_what_is_missing():
+    b = gem5.Gem5Build(Path("/x"), "d", "24", ("arm",), "", True, False)
+    problems = " ".join(b.problems())
+    assert "not X86" in problems and "no Ruby protocol" in problems
+
+
+# ------------------------------------------------------------------ planning
+
+def test_board_names_keep_good_host_names_and_fix_others(quickstart: specmod.Spec):
+    d = quickstart.to_dict()
+    d["hosts"] = {"server": d["hosts"]["server"], "client-1": d["hosts"]["client"],
+                  "network": dict(d["hosts"]["client"], ip="10.0.0.9")}
+    spec = specmod.from_dict(d)
+    assert gem5.board_names(spec) == {"server": "server", "client-1": "host_client_1",
+                                      "network": "host_network"}
+
+
+def test_cmdline_adds_gem5_args_and_interrupt_throttling(quickstart: specmod.Spec):
+    line = gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+    assert "g5net.engine=gem5" in line and "g5net.host=client" in line
+    assert "tsc=reliable" in line
+    assert "e1000.InterruptThrottleRate=100000" in line  # 10 us default
+    off = override(quickstart, "[host.nic]\nintr_delay_ns = 0")
+    assert "e1000.InterruptThrottleRate=0" in gem5.gem5_cmdline(off, off.host("client"))
+
+
+def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
+    with pytest.raises(gem5.Gem5Error, match=r"hosts.server.memory_mb: 4096 exceeds"):
+        gem5.check_spec(override(quickstart, "[host]\nmemory_mb = 4096"))
+    dca = override(quickstart, '[host.nic]\nattach = "integrated"\ndca = true\n'
+                               '[host.caches]\nl2_shared = false')
+    with pytest.raises(gem5.Gem5Error, match=r"hosts.server.nic.dca: .*shared last-level cache"):
+        gem5.check_spec(dca)
+    d = quickstart.to_dict()
+    d["hosts"]["client"]["nic"]["count"] = 2
+    with pytest.raises(gem5.Gem5Error, match=r"nic.count: .*same count"):
+        gem5.check_spec(specmod.from_dict(d))
+
+
+def _key(spec: specmod.Spec, tmp_path: Path) -> str:
+    return gem5.checkpoint_key(gem5.boot_state(spec, fake_artifacts(tmp_path), "gem5-digest", "cfg"))
+
+
+@pytest.mark.parametrize("change", [
+    '[host.cpu]\nmodel = "o3"',
+    '[host.caches]\nl2_kib = 4096',
+    '[host.nic]\nattach = "integrated"',
+    '[host.nic]\nrx_fifo_kib = 64',
+    '[link]\nspeed_gbps = 40',
+    '[workloads.stream]\nmsg_bytes = 8192',
+])
+def test_post_boot_settings_share_a_checkpoint(quickstart: specmod.Spec, tmp_path: Path, change: str):
+    assert _key(override(quickstart, change), tmp_path) == _key(quickstart, tmp_path)
+
+
+@pytest.mark.parametrize("change", [
+    '[host.nic]\nmtu = 9000',
+    '[host]\nmemory_mb = 512',
+    '[host.cpu]\ncores = 2',
+    '[host.cpu]\nclock_ghz = 3.0',
+    '[host.cpu]\nboot_model = "timing"',
+    '[host.sysctl]\n"net.core.rmem_max" = 1048576',
+])
+def test_boot_settings_need_their_own_checkpoint(quickstart: specmod.Spec, tmp_path: Path, change: str):
+    assert _key(override(quickstart, change), tmp_path) != _key(quickstart, tmp_path)
+
+
+def test_kernel_image_and_gem5_are_part_of_the_key(quickstart: specmod.Spec, tmp_path: Path):
+    arts = fake_artifacts(tmp_path)
+    base = gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g", "c"))
+    other_kernel = dataclasses.replace(arts, kernels={
+        "smp": dataclasses.replace(arts.kernels["smp"], digest="new"), "up": arts.kernels["up"]})
+    assert gem5.checkpoint_key(gem5.boot_state(quickstart, other_kernel, "g", "c")) != base
+    assert gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g2", "c")) != base
+    assert gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g", "c2")) != base
+
+
+def _config_params():
+    """configs/g5net_components/params.py: standard library only, so importable here."""
+    path = REPO / "configs" / "g5net_components" / "params.py"
+    loader = importlib.util.spec_from_file_location("g5net_config_params", path)
+    module = importlib.util.module_from_spec(loader)
+    sys.modules[loader.name] = module
+    loader.loader.exec_module(module)
+    return module
+
+
+def test_config_json_is_what_the_gem5_config_reads(quickstart: specmod.Spec, tmp_path: Path):
+    arts = fake_artifacts(tmp_path)
+    readfiles = {h.name: tmp_path / f"job-{h.name}.sh" for h in quickstart.hosts}
+    path = gem5.config_for("measure", quickstart, arts, readfiles, tmp_path / "cpt",
+                           tmp_path / "pcap").write(tmp_path / "gem5.json")
+    params = _config_params().load(str(path))
+    assert params.phase.value == "measure"
+    assert params.spec.to_dict() == quickstart.to_dict()
+    client = params.hosts[1]
+    assert client.name == client.board == "client"
+    assert client.kernel == str(arts.kernels["smp"].vmlinux)
+    assert client.readfile == str(readfiles["client"])
+    assert client.macs == ("00:90:00:00:02:01",)
+    assert client.cmdline == gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+    assert client.console_socket == "client.console"
+    assert params.checkpoint == str(tmp_path / "cpt") and params.pcap_dir == str(tmp_path / "pcap")
+
+
+def test_config_reader_rejects_a_wrong_schema(tmp_path: Path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"schema": 99}))
+    params = _config_params()
+    with pytest.raises(params.ConfigError, match="schema 99"):
+        params.load(str(path))
+
+
+# ------------------------------------------------------------------ failures
+
+def _result(tmp_path: Path, rc: int | None, log: str, report: dict | None = None) -> gem5.Gem5Result:
+    p = tmp_path / "gem5.log"
+    p.write_text(log)
+    return gem5.Gem5Result(returncode=rc, wall_s=1.0, log=p, report=report or {})
+
+
+@pytest.mark.parametrize("rc,log,expected", [
+    (0, "", None),
+    (None, "", None),  # a timeout is reported as timed_out, not as a failure
+    (134, "build/X86/arch/x86/interrupts.cc:408: panic: Local APIC Trigger Mode registers are "
+          "unimplemented.\nMemory Usage: 1 KBytes\n",
+     "gem5 panic: build/X86/arch/x86/interrupts.cc:408: panic: Local APIC Trigger Mode registers are unimplemented."),
+    (1, "src/sim/sim_object.cc:10: fatal: Attempt to instantiate orphan node\n",
+     "gem5 fatal: src/sim/sim_object.cc:10: fatal: Attempt to instantiate orphan node"),
+    (-11, "", "gem5 died of SIGSEGV"),
+    (1, "Traceback (most recent call last):\n  File \"g5net_hosts.py\", line 1\n"
+        "ConfigError: direct cache access needs a shared last-level cache\n",
+     "gem5 config failed: ConfigError: direct cache access needs a shared last-level cache"),
+    (3, "", "hosts did not finish: stuck"),
+])
+def test_classify_failure(tmp_path: Path, rc, log, expected):
+    assert gem5.classify_failure(_result(tmp_path, rc, log, {"reason": "stuck"})) == expected
+
+
+# ------------------------------------------------------------------ the flow
+
+def _run(spec: specmod.Spec, tmp_path: Path, name: str):
+    rd = RunDir(tmp_path / name)
+    rd.path.mkdir()
+    lines: list[str] = []
+    out = gem5.Gem5Engine().run(spec, fake_artifacts(tmp_path), rd, lines.append)
+    return rd, out, lines
+
+
+def test_second_run_restores_the_first_runs_checkpoint(fake_gem5: Path, tmp_path: Path,
+                                                       quickstart: specmod.Spec):
+    rd, out, _ = _run(quickstart, tmp_path, "a")
+    assert out.engine_failure is None and not out.timed_out
+    assert set(out.boot_s) == {"server", "client"}
+    console = rd.console("client").read_text()
+    # The boot phase's console, then the measure phase's: the job came from readfile.
+    assert "G5NET-BOOTED host=client" in console and gem5.STUB_MARK in console
+    assert "job: # g5net job for host client" in console
+    assert json.loads((rd.path / "gem5-measure.json").read_text())["phase"] == "measure"
+
+    o3 = override(quickstart, '[host.cpu]\nmodel = "o3"')
+    rd2, out2, progress = _run(o3, tmp_path, "b")
+    assert out2.engine_failure is None and out2.boot_s == {}
+    assert any("restoring checkpoint" in line for line in progress)
+    assert "G5NET-BOOTED host=server" in rd2.console("server").read_text()
+    assert (tmp_path / "calls").read_text().split() == ["boot", "measure", "measure"]
+
+
+def test_boot_that_never_reaches_the_checkpoint_is_a_boot_failure(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_FAIL", "stuck")
+    rd, out, _ = _run(quickstart, tmp_path, "a")
+    assert out.engine_failure.startswith("boot: hosts did not finish: waiting for 1 more 'checkpoint'")
+    assert not list((tmp_path / "cache" / "checkpoints").glob("*/cpt"))  # nothing half-made kept
+    assert (rd.path / "engine-boot.log").exists()
+
+
+def test_gem5_panic_is_an_engine_failure_with_the_log_tail(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_FAIL", "panic")
+    _, out, _ = _run(quickstart, tmp_path, "a")
+    assert out.engine_failure.startswith("gem5 panic: src/arch/x86/interrupts.cc:408: panic: Local APIC")
+    assert out.engine_failure.endswith("(while booting)")
+    assert "Trigger Mode" in out.engine_log_tail
