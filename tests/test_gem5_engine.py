@@ -281,6 +281,8 @@ def _result(tmp_path: Path, rc: int | None, log: str, report: dict | None = None
     (1, "Traceback (most recent call last):\n  File \"g5net_hosts.py\", line 1\n"
         "ConfigError: direct cache access needs a shared last-level cache\n",
      "gem5 config failed: ConfigError: direct cache access needs a shared last-level cache"),
+    (1, "g5net_components.params.ConfigError: no LLC\n\nAt:\n  configs/g5net_hosts.py(9): main\n",
+     "gem5 config failed: g5net_components.params.ConfigError: no LLC"),
     (3, "", "hosts did not finish: stuck"),
 ])
 def test_classify_failure(tmp_path: Path, rc, log, expected):

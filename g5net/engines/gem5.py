@@ -332,10 +332,11 @@ def classify_failure(result: Gem5Result) -> str | None:
         m = re.search(rf"^(?:\S+: )?{kind}: .*$", text, re.M)
         if m:
             return f"gem5 {kind}: {m.group(0).strip()}"
-    if "Traceback (most recent call last)" in text:
-        # The config raised: its last line names the exception.
-        last = [line for line in text.splitlines() if line.strip()][-1]
-        return f"gem5 config failed: {last.strip()}"
+    # The config raised: gem5 prints the exception line (then pybind11's "At:"
+    # list of frames, or after Python's traceback).
+    raised = re.findall(r"^[\w.]*(?:Error|Exception): .*$", text, re.M)
+    if raised:
+        return f"gem5 config failed: {raised[-1].strip()}"
     if result.returncode < 0:
         sig = signal.Signals(-result.returncode).name
         return f"gem5 died of {sig}"
