@@ -175,6 +175,9 @@ def test_cmdline_adds_gem5_args_and_interrupt_throttling(quickstart: specmod.Spe
 
 
 def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
+    with pytest.raises(gem5.Gem5Error, match=r"hosts.server.nic.mtu: 9000 needs jumbo frames"):
+        gem5.check_spec(override(quickstart, "[host.nic]\nmtu = 9000"))
+    gem5.check_spec(override(quickstart, "[host.nic]\nmtu = 2030"))
     with pytest.raises(gem5.Gem5Error, match=r"hosts.server.memory_mb: 4096 exceeds"):
         gem5.check_spec(override(quickstart, "[host]\nmemory_mb = 4096"))
     dca = override(quickstart, '[host.nic]\nattach = "integrated"\ndca = true\n'
@@ -204,7 +207,7 @@ def test_post_boot_settings_share_a_checkpoint(quickstart: specmod.Spec, tmp_pat
 
 
 @pytest.mark.parametrize("change", [
-    '[host.nic]\nmtu = 9000',
+    '[host.nic]\nmtu = 2000',
     '[host]\nmemory_mb = 512',
     '[host.cpu]\ncores = 2',
     '[host.cpu]\nclock_ghz = 3.0',
