@@ -13,7 +13,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.commands import console
-from g5net.engines.gem5 import console_socket
+from g5net.engines.gem5 import boot_outdir_link, console_socket
 from g5net.errors import G5netError
 from g5net.rundir import RunDir
 
@@ -48,6 +48,7 @@ def test_attach_relays_the_gem5_terminal(tmp_path: Path, quickstart_text: str, c
 
     def guest():
         conn, _ = server.accept()
+        rd.run_json.write_text(json.dumps({"status": "done"}))  # the run ends with this gem5
         conn.sendall(b"G5NET-BOOTED host=client\r\n")
         conn.close()
     t = threading.Thread(target=guest)
@@ -91,3 +92,37 @@ def test_a_finished_run_prints_the_whole_console(tmp_path: Path, quickstart_text
 def _args(path: Path, host: str):
     return type("Args", (), {"rundir": path, "host": host})()
 
+
+
+def _serve(path: Path, data: bytes, then=None) -> tuple[socket.socket, threading.Thread]:
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+
+    def run():
+        conn, _ = server.accept()
+        if then:
+            then()
+        conn.sendall(data)
+        conn.close()
+        server.close()
+        path.unlink()
+    t = threading.Thread(target=run)
+    t.start()
+    return server, t
+
+
+def test_gem5_console_follows_the_boot_phase_then_the_measurement(
+        tmp_path: Path, quickstart_text: str, capsysbinary, monkeypatch: pytest.MonkeyPatch):
+    rd = make_run(tmp_path, ".tmp-q-1-c", "gem5", quickstart_text)
+    boot_out = tmp_path / "checkpoint-staging" / "m5out"
+    boot_out.mkdir(parents=True)
+    boot_outdir_link(rd).symlink_to(boot_out)
+    done = lambda: rd.run_json.write_text(json.dumps({"status": "done"}))  # noqa: E731
+    _, boot = _serve(boot_out / console_socket("server"), b"booting\n")
+    _, measure = _serve(rd.m5out / console_socket("server"), b"measuring\n", then=done)
+    monkeypatch.setattr("sys.stdin", open("/dev/null"))
+    assert console.main(_args(rd.path, "server")) == 0
+    boot.join()
+    measure.join()
+    assert capsysbinary.readouterr().out == b"booting\nmeasuring\n"

@@ -13,12 +13,14 @@ import time
 import tty
 from pathlib import Path
 
-from ..engines.gem5 import board_names, console_file, console_socket
+from ..engines.gem5 import board_names, boot_outdir_link, console_socket
 from ..errors import G5netError
 from ..rundir import TMP_PREFIX, RunDir
 from ..spec import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet
+# What attach() returns: the user left, or gem5 closed the terminal.
+DETACHED, ENDED = "detached", "ended"
 POLL_S = 0.2
 
 
@@ -59,17 +61,10 @@ def main(args: argparse.Namespace) -> int:
     rd = find_run(args.rundir)
     spec = from_dict(json.loads(rd.spec_json.read_text()), source=str(rd.spec_json))
     host = spec.host(args.host)
-    if spec.experiment.engine == "gem5":
-        board = board_names(spec)[host.name]
-        sock = rd.m5out / console_socket(board)
-        if sock.is_socket():
-            return attach(sock)
-        live = console_file(rd.m5out, board)
-        if live.exists() and not rd.run_json.exists():
-            return follow(live, rd)
-    else:
-        if rd.console(host.name).exists() and rd.path.name.startswith(TMP_PREFIX):
-            return follow(rd.console(host.name), rd)
+    if _in_progress(rd):
+        if spec.experiment.engine == "gem5":
+            return relay_gem5(rd, board_names(spec)[host.name])
+        return follow(rd.console(host.name), rd)
     if rd.console(host.name).exists():
         sys.stdout.write(rd.console(host.name).read_text(errors="replace"))
         print(f"\n[g5net console: {host.name} is not running; this was its whole console]",
@@ -78,10 +73,34 @@ def main(args: argparse.Namespace) -> int:
     raise G5netError(f"{rd.path}: host {host.name} has no console yet")
 
 
+def _in_progress(rd: RunDir) -> bool:
+    return rd.path.exists() and _status(rd) in (None, "running")
+
+
+def relay_gem5(rd: RunDir, board: str) -> int:
+    """Attach to the board's terminal in whichever gem5 phase runs, the boot's
+    and then the measurement's, until the run ends or the user detaches."""
+    sockets = [boot_outdir_link(rd) / console_socket(board), rd.m5out / console_socket(board)]
+    while _in_progress(rd):
+        for sock in sockets:
+            if sock.is_socket():
+                try:
+                    if attach(sock) == DETACHED:
+                        return 0
+                except G5netError:
+                    pass  # a socket left by a gem5 that just ended
+        time.sleep(POLL_S)
+    return 0
+
+
 def follow(path: Path, rd: RunDir) -> int:
     """Print `path` as it grows, until the run is no longer in progress there."""
     out = sys.stdout.buffer
     try:
+        while not path.exists():  # the engine has not started the guest yet
+            if not _in_progress(rd):
+                return 0
+            time.sleep(POLL_S)
         with open(path, "rb") as f:
             while True:
                 chunk = f.read(65536)
@@ -89,7 +108,7 @@ def follow(path: Path, rd: RunDir) -> int:
                     out.write(chunk)
                     out.flush()
                     continue
-                if not rd.path.exists() or _status(rd) not in (None, "running"):
+                if not _in_progress(rd):
                     return 0
                 time.sleep(POLL_S)
     except KeyboardInterrupt:
@@ -115,7 +134,7 @@ def _connect(sock: Path) -> socket.socket:
         os.close(fd)
 
 
-def attach(sock: Path) -> int:
+def attach(sock: Path) -> str:
     """Relay between the terminal and gem5's serial terminal socket."""
     try:
         conn = _connect(sock)
@@ -137,16 +156,16 @@ def attach(sock: Path) -> int:
                 if key.fileobj is conn:
                     data = conn.recv(65536)
                     if not data:
-                        return 0  # gem5 ended
+                        return ENDED
                     out.write(data)
                     out.flush()
                 else:
                     data = os.read(stdin.fileno(), 1024)
                     if not data or DETACH in data:
-                        return 0
+                        return DETACHED
                     conn.sendall(data)
     except KeyboardInterrupt:
-        return 0
+        return DETACHED
     finally:
         if saved is not None:
             termios.tcsetattr(stdin, termios.TCSADRAIN, saved)

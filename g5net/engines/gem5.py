@@ -313,6 +313,11 @@ def console_socket(board: str) -> str:
     return f"{board}.console"
 
 
+def boot_outdir_link(rd: RunDir) -> Path:
+    """While the boot phase runs, its gem5 output (and console sockets) seen from the run."""
+    return rd.path / "m5out-boot"
+
+
 def console_file(outdir: Path, board: str) -> Path:
     """Where gem5's Terminal writes a board's serial output."""
     return outdir / f"{board}.pc.com_1.device"
@@ -470,11 +475,16 @@ class Gem5Engine(Engine):
         progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
                  f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]}")
         with staging(ckpt.path) as tmp:
+            boot_outdir_link(rd).symlink_to(tmp / "m5out", target_is_directory=True)
             stub = tmp / "checkpoint-stub.sh"
             stub.write_text(CHECKPOINT_STUB)
             config = config_for("boot", spec, artifacts, {h.name: stub for h in spec.hosts},
                                 tmp / "cpt", None).write(tmp / "gem5-boot.json")
-            result = run_gem5(self.build().binary, config, tmp / "m5out", tmp / "boot.log", deadline)
+            try:
+                result = run_gem5(self.build().binary, config, tmp / "m5out", tmp / "boot.log",
+                                  deadline)
+            finally:
+                boot_outdir_link(rd).unlink()
             consoles = {h.name: _read(console_file(tmp / "m5out", names[h.name]))
                         for h in spec.hosts}
             shutil.copy(tmp / "boot.log", rd.path / "engine-boot.log")
