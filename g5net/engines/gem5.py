@@ -16,6 +16,10 @@ checkpoint (hosts' shapes and kernel command lines, kernels, image, gem5, the
 configs), and points that differ only after it (CPU model, caches, NIC
 placement and queues, link, workloads) restore the same one from
 `cache_dir()/checkpoints/<key>`, built once under a file lock.
+
+`experiment.timeout_s` bounds both phases together; `boot_timeout_s`, a
+wall-clock figure for QEMU's seconds-long boots, is not applied: a gem5 boot
+takes minutes and happens once per checkpoint.
 """
 
 from __future__ import annotations
@@ -423,6 +427,12 @@ class Checkpoint:
         return (self.cpt / "m5.cpt").is_file() and self.meta.is_file()
 
 
+class _BootFailed(Exception):
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.engine_failure)
+        self.outcome = outcome
+
+
 def checkpoint_dir() -> Path:
     return cache_dir() / "checkpoints"
 
@@ -471,9 +481,18 @@ class Gem5Engine(Engine):
     def _boot(self, spec: Spec, artifacts: Artifacts, state: dict, ckpt: Checkpoint, rd: RunDir,
               deadline: float, progress: Progress) -> Outcome | None:
         """Boot every host into a new checkpoint; an Outcome only on failure."""
+        try:
+            self._boot_into(spec, artifacts, state, ckpt, rd, deadline, progress)
+        except _BootFailed as e:
+            return e.outcome
+        return None
+
+    def _boot_into(self, spec: Spec, artifacts: Artifacts, state: dict, ckpt: Checkpoint,
+                   rd: RunDir, deadline: float, progress: Progress) -> None:
         names = board_names(spec)
         progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
-                 f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]}")
+                 f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]} "
+                 f"(console: g5net console {rd.path} --host {spec.hosts[0].name})")
         with staging(ckpt.path) as tmp:
             boot_outdir_link(rd).symlink_to(tmp / "m5out", target_is_directory=True)
             stub = tmp / "checkpoint-stub.sh"
@@ -494,9 +513,11 @@ class Gem5Engine(Engine):
                     failure = f"boot: {failure}"
                 elif failure:
                     failure = f"{failure} (while booting)"
-                return Outcome(consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
-                               engine_failure=failure,
-                               engine_log_tail=_tail(result.log.read_text(errors="replace")))
+                # Raised, so that staging keeps no half-made checkpoint.
+                raise _BootFailed(Outcome(
+                    consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
+                    engine_failure=failure,
+                    engine_log_tail=_tail(result.log.read_text(errors="replace"))))
             for h in spec.hosts:
                 (tmp / f"console-{h.name}.log").write_text(consoles[h.name])
             meta = {"key": ckpt.key, "wall_s": round(result.wall_s, 3),
@@ -506,7 +527,6 @@ class Gem5Engine(Engine):
             shutil.rmtree(tmp / "m5out")
         progress(f"booted and checkpointed in {result.wall_s:.0f} s "
                  f"({result.report.get('sim_seconds', 0):.3f} simulated s)")
-        return None
 
     def _measure(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
                  start: float, deadline: float, boot_s: dict[str, float],
