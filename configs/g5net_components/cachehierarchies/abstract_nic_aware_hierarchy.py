@@ -9,8 +9,11 @@ from gem5.components.cachehierarchies.classic.abstract_classic_cache_hierarchy i
 )
 
 
-class AbstractNicAwareHierarchy(AbstractClassicCacheHierarchy, abc.ABC):
+class AbstractNicAwareHierarchy(AbstractClassicCacheHierarchy):
     """A classic hierarchy that says where device DMA can enter it.
+
+    (A SimObject class has gem5's metaclass, which does not combine with
+    ABCMeta: `abstractmethod` marks the method for readers and linters only.)
 
     `get_cpu_side_port()` (the membus) is the coherent point beside the
     memory controllers; `get_llc_cpu_side_port()` is above the last-level

@@ -22,13 +22,14 @@ class EthernetFabric(SubSystem):
         if any(len(nics) != networks for nics in hosts_nics):
             raise ValueError("every host needs the same number of NICs")
         speed, delay = f"{speed_gbps:g}Gbps", f"{delay_us:g}us"
-        links, switches, dumps = [], [], []
+        links, switches = [], []
+        if pcap_dir:
+            kind = "link" if len(hosts_nics) == 2 else "switch"
+            # Children of the fabric before links or switches refer to them.
+            self.dumps = [EtherDump(file=os.path.join(pcap_dir, f"{kind}{n}.pcap"), maxlen=1514)
+                          for n in range(networks)]
         for n in range(networks):
-            dump = None
-            if pcap_dir:
-                kind = "link" if len(hosts_nics) == 2 else "switch"
-                dump = EtherDump(file=os.path.join(pcap_dir, f"{kind}{n}.pcap"), maxlen=1514)
-                dumps.append(dump)
+            dump = self.dumps[n] if pcap_dir else None
             if len(hosts_nics) == 2:
                 link = EtherLink(speed=speed, delay=delay)
                 link.int0 = hosts_nics[0][n].interface
@@ -46,8 +47,6 @@ class EthernetFabric(SubSystem):
                 link.int0 = nics[n].interface
                 link.int1 = switch.interface
                 links.append(link)
-        if dumps:
-            self.dumps = dumps
         self.links = links
         if switches:
             self.switches = switches
