@@ -10,6 +10,7 @@ import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,12 @@ cfg = json.load(open(args[-1]))
 with open(os.environ["FAKE_CALLS"], "a") as f:
     f.write(cfg["phase"] + "\n")
 fail = os.environ.get("FAKE_FAIL", "")
+if fail == "guest-panic":
+    import time
+    for h in cfg["hosts"]:
+        with open(os.path.join(outdir, h["board"] + ".pc.com_1.device"), "w") as c:
+            c.write("G5NET-BOOTED host=%s\nKernel panic - not syncing: Attempted to kill init!\n" % h["name"])
+    time.sleep(60)
 if fail == "panic":
     print("src/arch/x86/interrupts.cc:408: panic: Local APIC Trigger Mode registers are unimplemented.")
     sys.exit(134)
@@ -269,7 +276,7 @@ def test_config_reader_rejects_a_wrong_schema(tmp_path: Path):
 def _result(tmp_path: Path, rc: int | None, log: str, report: dict | None = None) -> gem5.Gem5Result:
     p = tmp_path / "gem5.log"
     p.write_text(log)
-    return gem5.Gem5Result(returncode=rc, wall_s=1.0, log=p, report=report or {})
+    return gem5.Gem5Result(returncode=rc, wall_s=1.0, log=p, report=report or {}, booted_s={})
 
 
 @pytest.mark.parametrize("rc,log,expected", [
@@ -337,3 +344,15 @@ def test_gem5_panic_is_an_engine_failure_with_the_log_tail(
     assert out.engine_failure.startswith("gem5 panic: src/arch/x86/interrupts.cc:408: panic: Local APIC")
     assert out.engine_failure.endswith("(while booting)")
     assert "Trigger Mode" in out.engine_log_tail
+
+
+def test_a_guest_panic_stops_gem5_early_and_the_console_says_why(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_FAIL", "guest-panic")
+    monkeypatch.setattr(gem5, "PANIC_GRACE_S", 0.5)
+    monkeypatch.setattr(gem5, "WATCH_S", 0.1)
+    t0 = time.monotonic()
+    _, out, _ = _run(quickstart, tmp_path, "a")
+    assert time.monotonic() - t0 < 30
+    assert out.engine_failure is None and not out.timed_out
+    assert "Kernel panic - not syncing" in out.consoles["server"]

@@ -41,7 +41,7 @@ from ..artifacts import cache_dir
 from ..artifacts.cache import locked, staging
 from ..errors import EngineError
 from ..guest import job
-from ..guest.results import BOOTED
+from ..guest.results import BOOTED, panic_line
 from ..rundir import RunDir
 from ..spec import Host, Spec
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
@@ -67,6 +67,10 @@ REPORT = "g5net-gem5.json"
 MAX_MEMORY_MB = 3072
 LOG_TAIL_CHARS = 3000
 KILL_GRACE_S = 10
+# How often the engine reads the consoles of a running gem5, and how long it
+# lets a panicked guest's console fill before it stops gem5.
+WATCH_S = 1.0
+PANIC_GRACE_S = 5.0
 
 # The boot phase's job (workloads/README.md: g5init sources it with lib.sh in
 # the same shell). Its first line marks it: a guest polls until readfile
@@ -329,21 +333,49 @@ def console_file(outdir: Path, board: str) -> Path:
 
 # ------------------------------------------------------------------ running gem5
 
+class ConsoleWatch:
+    """Reads the guests' consoles while gem5 runs: when each booted, whether one panicked.
+
+    gem5 cannot tell a panicked guest from a slow one (a panicking Linux
+    reboots, and the run waits for its `m5 exit` until the wall-clock limit),
+    so the engine stops gem5 soon after a panic shows on a console.
+    """
+
+    def __init__(self, consoles: dict[str, Path], start: float) -> None:
+        self._consoles = consoles
+        self._start = start
+        self.booted_s: dict[str, float] = {}
+
+    def poll(self) -> str | None:
+        """The first panic line seen, as `host: line`."""
+        for host, path in self._consoles.items():
+            text = _read(path)
+            if host not in self.booted_s and BOOTED in text:
+                self.booted_s[host] = time.monotonic() - self._start
+            panic = panic_line(text)
+            if panic:
+                return f"{host}: {panic}"
+        return None
+
+
 @dataclass(frozen=True)
 class Gem5Result:
-    returncode: int | None  # None: killed at the deadline
+    returncode: int | None  # None: stopped by g5net (deadline, or a guest panicked)
     wall_s: float
     log: Path
     report: dict
+    booted_s: dict[str, float]
+    guest_panic: str | None = None
 
     @property
     def timed_out(self) -> bool:
-        return self.returncode is None
+        return self.returncode is None and self.guest_panic is None
 
 
 def classify_failure(result: Gem5Result) -> str | None:
-    """None when gem5 did what it was asked; else one line saying what went wrong."""
-    if result.timed_out or result.returncode == 0:
+    """None when gem5 did what it was asked, or the consoles say what went wrong
+    (a guest panic); else one line saying what went wrong."""
+    if result.returncode in (None, 0):
         return None
     text = result.log.read_text(errors="replace") if result.log.exists() else ""
     for kind in ("panic", "fatal"):
@@ -371,29 +403,41 @@ def _tail(text: str, chars: int = LOG_TAIL_CHARS) -> str:
     return text[-chars:].strip()
 
 
-def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float) -> Gem5Result:
+def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,
+             consoles: dict[str, Path]) -> Gem5Result:
+    """Run configs/g5net_hosts.py on `config` until it ends, the deadline passes
+    or a guest panics (`consoles`: host -> the console file gem5 writes)."""
     outdir.mkdir(parents=True, exist_ok=True)
     # Listeners on: the terminals' sockets are what `g5net console` attaches to.
     cmd = [str(binary), "--listener-mode=on", f"--outdir={outdir}", str(HOSTS_CONFIG), str(config)]
     start = time.monotonic()
+    watch = ConsoleWatch(consoles, start)
+    panic, panic_seen = None, 0.0
+    rc: int | None = None
     with open(log, "wb") as f:
         f.write((" ".join(cmd) + "\n").encode())
         f.flush()
         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
-            rc: int | None = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            rc = None
-            _stop(proc)
-        except BaseException:
-            _stop(proc)
-            raise
+            while rc is None and time.monotonic() < deadline:
+                try:
+                    rc = proc.wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    if panic is None:
+                        panic, panic_seen = watch.poll(), time.monotonic()
+                    elif time.monotonic() - panic_seen > PANIC_GRACE_S:
+                        break  # the panic message has had time to reach the console
+        finally:
+            if rc is None:
+                _stop(proc)
+    watch.poll()
     try:
         report = json.loads((outdir / REPORT).read_text())
     except (OSError, ValueError):
         report = {}
-    return Gem5Result(returncode=rc, wall_s=time.monotonic() - start, log=log, report=report)
+    return Gem5Result(returncode=rc, wall_s=time.monotonic() - start, log=log, report=report,
+                      booted_s=watch.booted_s, guest_panic=panic if rc is None else None)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -475,7 +519,7 @@ class Gem5Engine(Engine):
                         failure.wall_s = time.monotonic() - start
                         return failure
                     meta = json.loads(ckpt.meta.read_text())
-                    boot_s = {h.name: meta["wall_s"] for h in spec.hosts}
+                    boot_s = meta["booted_s"]
         return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
 
     def _boot(self, spec: Spec, artifacts: Artifacts, state: dict, ckpt: Checkpoint, rd: RunDir,
@@ -499,16 +543,17 @@ class Gem5Engine(Engine):
             stub.write_text(CHECKPOINT_STUB)
             config = config_for("boot", spec, artifacts, {h.name: stub for h in spec.hosts},
                                 tmp / "cpt", None).write(tmp / "gem5-boot.json")
+            files = {h.name: console_file(tmp / "m5out", names[h.name]) for h in spec.hosts}
             try:
                 result = run_gem5(self.build().binary, config, tmp / "m5out", tmp / "boot.log",
-                                  deadline)
+                                  deadline, files)
             finally:
                 boot_outdir_link(rd).unlink()
-            consoles = {h.name: _read(console_file(tmp / "m5out", names[h.name]))
-                        for h in spec.hosts}
+            consoles = {h: _read(path) for h, path in files.items()}
             shutil.copy(tmp / "boot.log", rd.path / "engine-boot.log")
-            failure = classify_failure(result)
-            if result.timed_out or failure:
+            if result.returncode != 0:
+                # A guest panic leaves failure None: its console says it.
+                failure = classify_failure(result)
                 if failure and result.returncode == HOSTS_UNFINISHED:
                     failure = f"boot: {failure}"
                 elif failure:
@@ -521,6 +566,7 @@ class Gem5Engine(Engine):
             for h in spec.hosts:
                 (tmp / f"console-{h.name}.log").write_text(consoles[h.name])
             meta = {"key": ckpt.key, "wall_s": round(result.wall_s, 3),
+                    "booted_s": {h: round(t, 3) for h, t in result.booted_s.items()},
                     "sim_seconds": result.report.get("sim_seconds"), "state": state}
             (tmp / "boot.json").write_text(json.dumps(meta, indent=2) + "\n")
             # Sockets and the boot's statistics are of no use to a restore.
@@ -543,7 +589,8 @@ class Gem5Engine(Engine):
         models = ", ".join(sorted({h.cpu.model for h in spec.hosts}))
         progress(f"measuring on {models} CPUs with caches (console: g5net console {rd.path} "
                  f"--host {spec.hosts[0].name})")
-        result = run_gem5(self.build().binary, config, rd.m5out, rd.engine_log, deadline)
+        result = run_gem5(self.build().binary, config, rd.m5out, rd.engine_log, deadline,
+                          {h.name: console_file(rd.m5out, names[h.name]) for h in spec.hosts})
         consoles = {}
         for h in spec.hosts:
             text = _read(ckpt.console(h.name)) + _read(console_file(rd.m5out, names[h.name]))
@@ -553,7 +600,9 @@ class Gem5Engine(Engine):
             sock = rd.m5out / console_socket(names[h.name])
             if sock.is_socket():
                 sock.unlink()
-        if result.timed_out:
+        if result.guest_panic:
+            progress(f"gem5 stopped: {result.guest_panic}")
+        elif result.timed_out:
             progress(f"wall-clock limit of {spec.experiment.timeout_s} s reached; gem5 stopped")
         else:
             progress(f"gem5 finished in {result.wall_s:.0f} s "
