@@ -92,7 +92,6 @@ def quickstart(quickstart_text: str) -> specmod.Spec:
 
 def fake_artifacts(tmp_path: Path) -> Artifacts:
     k = tmp_path / "art"
-    k.mkdir(exist_ok=True)
     kernels = {v: Kernel(variant=v, bzimage=k / f"bzImage-{v}", vmlinux=k / f"vmlinux-{v}",
                          system_map=k / f"System.map-{v}", digest=f"{v}-digest")
                for v in ("smp", "up")}
@@ -261,6 +260,21 @@ def test_config_json_is_what_the_gem5_config_reads(quickstart: specmod.Spec, tmp
     assert client.cmdline == gem5.gem5_cmdline(quickstart, quickstart.host("client"))
     assert client.console_socket == "client.console"
     assert params.checkpoint == str(tmp_path / "cpt") and params.pcap_dir == str(tmp_path / "pcap")
+
+
+@pytest.mark.parametrize("phase", ["boot", "measure"])
+def test_config_json_matches_golden(phase: str, tmp_path: Path):
+    """What a config receives, as a golden file: a change shows in review.
+    Regenerate with: G5NET_REGEN_GOLDEN=1 pytest tests/test_gem5_engine.py"""
+    spec = specmod.load(REPO / "examples" / "quickstart-gem5.toml")
+    arts = fake_artifacts(Path("/artifacts"))
+    readfiles = {h.name: Path(f"/run/job-{h.name}.sh") for h in spec.hosts}
+    config = gem5.config_for(phase, spec, arts, readfiles, Path("/checkpoints/key/cpt"), None)
+    text = config.write(tmp_path / "config.json").read_text()
+    golden = REPO / "tests" / "golden" / f"gem5-config-quickstart-{phase}.json"
+    if os.environ.get("G5NET_REGEN_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text(), f"regenerate with G5NET_REGEN_GOLDEN=1 if intended ({golden})"
 
 
 def test_config_reader_rejects_a_wrong_schema(tmp_path: Path):
