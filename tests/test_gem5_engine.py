@@ -370,3 +370,11 @@ def test_a_guest_panic_stops_gem5_early_and_the_console_says_why(
     assert time.monotonic() - t0 < 30
     assert out.engine_failure is None and not out.timed_out
     assert "Kernel panic - not syncing" in out.consoles["server"]
+
+
+def test_engine_digest_covers_the_binary_and_the_configs(fake_gem5: Path, monkeypatch):
+    engine = gem5.Gem5Engine()
+    before = engine.info().digest
+    assert before != engine.build().digest
+    monkeypatch.setattr(gem5, "configs_digest", lambda: "changed")
+    assert engine.info().digest != before

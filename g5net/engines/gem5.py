@@ -494,8 +494,10 @@ class Gem5Engine(Engine):
         return self._build
 
     def info(self) -> EngineInfo:
+        """The digest covers the binary and configs/: both decide what a run does."""
         b = self.build()
-        return EngineInfo(self.name, b.binary, b.version, b.digest)
+        digest = hashlib.sha256(f"{b.digest}:{configs_digest()}".encode()).hexdigest()
+        return EngineInfo(self.name, b.binary, b.version, digest)
 
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         build = self.build()
