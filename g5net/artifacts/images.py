@@ -77,9 +77,9 @@ def image_from(recipe: Path, *, build: bool = True, progress: Progress = print) 
     key = input_key(recipe, lines, packages)
     final = cache_dir() / "image" / key
     found = _load(final)
-    if found or not build:
-        if found:
-            return found
+    if found:
+        return found
+    if not build:
         raise ArtifactError(f"the disk image of {recipe} is not built for the current inputs; "
                             f"run `g5net artifacts build --image`")
     with locked(f"image-{key}", progress):

@@ -66,9 +66,9 @@ def kernel(variant: str, *, build: bool = True, progress: Progress = print) -> K
     version = source_version()
     index = cache_dir() / "kernel" / "inputs" / f"{variant}-{input_key(version, fragments)}"
     found = _lookup(index)
-    if found or not build:
-        if found:
-            return found
+    if found:
+        return found
+    if not build:
         raise ArtifactError(f"kernel {variant!r} is not built for the current inputs "
                             f"({SOURCE_PACKAGE} {version}, {', '.join(p.name for p in fragments)}); "
                             f"run `g5net artifacts build --kernel {variant}`")
