@@ -8,6 +8,7 @@ first build takes many minutes); images, cheap to build, into temporary caches.
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -196,3 +197,28 @@ def test_kernel_build_outputs_and_config(variant):
     assert artifacts.kernel(variant, build=False) == k
     assert artifacts.kernel(variant) == k
     assert time.monotonic() - start < 5, "a cached kernel must come back in seconds"
+
+
+@pytest.mark.slow
+def test_failed_build_leaves_nothing_behind(empty_cache, tmp_path):
+    recipe = tmp_path / "recipe"
+    recipe.mkdir()
+    (recipe / "packages.txt").write_text("busybox-static bin/busybox usr/bin/no-such-program\n")
+    with pytest.raises(ArtifactError, match=r"busybox-static: 'usr/bin/no-such-program' "
+                                            r"matches nothing"):
+        images.image_from(recipe, progress=lambda _m: None)
+    leftovers = [p.name for p in (empty_cache / "image").iterdir() if p.is_dir()]
+    assert leftovers == [], "no image directory, finished or half-built"
+
+
+@pytest.mark.slow
+def test_concurrent_builds_build_once(empty_cache, built_image):
+    code = ("from g5net.artifacts import image; "
+            "print(image(progress=lambda m: print('progress:', m)).digest)")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    digests = {out.splitlines()[-1] for out in outs}
+    assert digests == {built_image.digest}
+    assert sum("assembling" in out for out in outs) == 1, outs
