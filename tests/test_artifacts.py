@@ -222,3 +222,14 @@ def test_concurrent_builds_build_once(empty_cache, built_image):
     digests = {out.splitlines()[-1] for out in outs}
     assert digests == {built_image.digest}
     assert sum("assembling" in out for out in outs) == 1, outs
+
+
+@pytest.mark.slow
+def test_missing_library_names_program_and_library(empty_cache, tmp_path):
+    recipe = tmp_path / "recipe"
+    recipe.mkdir()
+    (recipe / "packages.txt").write_text("busybox-static bin/busybox\niperf3 usr/bin/iperf3\n"
+                                         "libc6 libs\n")
+    with pytest.raises(ArtifactError, match=r"/usr/bin/iperf3 needs libiperf.so.0, which no "
+                                            r"`libs` package of packages.txt ships \(libc6\)"):
+        images.image_from(recipe, progress=lambda _m: None)

@@ -181,25 +181,21 @@ class _Libraries:
                 return name, tree
         return None
 
-    def install(self, relative: str) -> Path | None:
-        """Copies `relative` (and what its symlinks point to); returns the
-        real file's image path, or None when no package has it."""
-        found = self._find(relative)
-        if found is None:
-            return None
-        _, tree = found
+    def _install(self, tree: Path, relative: str) -> Path:
+        """Copies `relative` and, through its symlinks, the real file, whose
+        image path it returns."""
         while True:
             src = tree / relative
             _copy(src, self.root / relative)
             if not src.is_symlink():
                 return self.root / relative
             target = os.readlink(src)
-            relative = os.path.normpath(os.path.join(os.path.dirname(relative), target)) \
-                if not target.startswith("/") else target.lstrip("/")
+            relative = target.lstrip("/") if target.startswith("/") else \
+                os.path.normpath(os.path.join(os.path.dirname(relative), target))
 
     def resolve_all(self) -> list[str]:
         """Installs every library the image's ELF files need, transitively;
-        returns the package names that provided some."""
+        returns the names of the packages that provided some."""
         pending = [p for p in _tree_files(self.root) if p.is_file() and not p.is_symlink()
                    and elf.is_elf(p)]
         seen: set[str] = set()
@@ -215,15 +211,14 @@ class _Libraries:
                     continue
                 seen.add(relative)
                 found = self._find(relative)
-                installed = self.install(relative) if found else None
-                if installed is None:
-                    who = program.relative_to(self.root)
+                if found is None:
+                    lib = relative.rsplit("/", 1)[-1]
                     raise ArtifactError(
-                        f"/{who} needs {relative.rsplit('/', 1)[-1]}, which no `libs` package of "
-                        f"packages.txt ships ({', '.join(self.trees) or 'none'}); add the Debian "
-                        f"package that does (`apt-file search {relative.rsplit('/', 1)[-1]}`)")
+                        f"/{program.relative_to(self.root)} needs {lib}, which no `libs` package "
+                        f"of packages.txt ships ({', '.join(self.trees) or 'none'}); add the "
+                        f"Debian package that does (`apt-file search {lib}`)")
                 used.add(found[0])
-                pending.append(installed)
+                pending.append(self._install(found[1], relative))
         return sorted(used)
 
 
