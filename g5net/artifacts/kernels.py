@@ -194,7 +194,7 @@ def _compile(src: Path, build_dir: Path, variant: str, progress: Progress) -> No
     progress(f"kernel {variant}: make -j{jobs} (log: {log_path})")
     start = last = time.monotonic()
     done = 0
-    with open(log_path, "w") as log:
+    with open(log_path, "w", buffering=1) as log:  # line by line, for tail -f
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env={**os.environ, **REPRODUCIBLE_ENV})
         assert proc.stdout is not None
