@@ -95,3 +95,13 @@ def test_errors_name_the_axis_or_point(quickstart_text, table, message):
 def test_no_sweep_table_is_one_point(quickstart_text):
     s = _expand(quickstart_text, "")
     assert len(s.points) == 1 and s.points[0].params == {}
+
+
+def test_sweep_command_reports_a_typo_before_anything_runs(quickstart_text, tmp_path, capsys):
+    from g5net import cli
+    spec = tmp_path / "typo.toml"
+    spec.write_text(quickstart_text + '\n[sweep]\n"workloads.stream.msg_bytez" = [1, 2]\n')
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "sweep.\"workloads.stream.msg_bytez\"" in err and "did you mean 'msg_bytes'" in err
+    assert not (tmp_path / "out").exists()
