@@ -233,3 +233,48 @@ def test_missing_library_names_program_and_library(empty_cache, tmp_path):
     with pytest.raises(ArtifactError, match=r"/usr/bin/iperf3 needs libiperf.so.0, which no "
                                             r"`libs` package of packages.txt ships \(libc6\)"):
         images.image_from(recipe, progress=lambda _m: None)
+
+
+def test_source_tree_patches_and_refreshes_touched_files(empty_cache, tmp_path, monkeypatch):
+    """A patch-set change replaces the tree in place; only files the old or new
+    patches touch get fresh timestamps, so make rebuilds just those."""
+    pristine = tmp_path / "linux"
+    (pristine / "kernel").mkdir(parents=True)
+    (pristine / "Makefile").write_text("all:\n")
+    (pristine / "kernel" / "a.c").write_text("int a;\n")
+    (pristine / "kernel" / "b.c").write_text("int b;\n")
+    tarball = tmp_path / "linux.tar.xz"
+    subprocess.run(["tar", "-cJf", str(tarball), "--mtime=@1000000000", "-C", str(tmp_path),
+                    "linux"], check=True)
+    patches = tmp_path / "patches"
+    patches.mkdir()
+    (patches / "a.patch").write_text("why\n--- a/kernel/a.c\n+++ b/kernel/a.c\n@@ -1 +1 @@\n"
+                                     "-int a;\n+int a = 1;\n")
+    monkeypatch.setattr(kernels, "SOURCE_TARBALL", tarball)
+    monkeypatch.setattr(kernels, "PATCHES", patches)
+
+    tree = kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None)
+    assert (tree / "kernel" / "a.c").read_text() == "int a = 1;\n"
+    assert (tree / "kernel" / "a.c").stat().st_mtime > 1000000000
+    assert (tree / "kernel" / "b.c").stat().st_mtime == 1000000000
+    assert kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None) == tree
+
+    (patches / "a.patch").unlink()
+    tree = kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None)
+    assert (tree / "kernel" / "a.c").read_text() == "int a;\n"
+    assert (tree / "kernel" / "a.c").stat().st_mtime > 1000000000, "unpatched: rebuild it too"
+    assert (tree / "kernel" / "b.c").stat().st_mtime == 1000000000
+
+
+@pytest.mark.slow
+def test_shipped_patches_apply_to_the_source(tmp_path):
+    """Every patch of kernels/patches applies to Debian's linux-source-6.1."""
+    version = kernels.source_version()
+    for patch in kernels.patch_paths():
+        files = kernels._patched_files(patch)
+        assert files, f"{patch} names no file"
+        subprocess.run(["tar", "-xf", str(kernels.SOURCE_TARBALL), "-C", str(tmp_path),
+                        *(f"linux-source-6.1/{f}" for f in files)], check=True)
+        r = subprocess.run(["patch", "-p1", "--dry-run", "--batch", "-i", str(patch)],
+                           cwd=tmp_path / "linux-source-6.1", capture_output=True, text=True)
+        assert r.returncode == 0, f"{patch} does not apply to {version}: {r.stdout}"

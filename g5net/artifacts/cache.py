@@ -43,17 +43,19 @@ def sha256_file(path: Path, h: "hashlib._Hash | None" = None) -> "hashlib._Hash"
 
 
 @contextlib.contextmanager
-def locked(name: str, progress: Progress) -> Iterator[None]:
+def locked(name: str, progress: Progress, shared: bool = False) -> Iterator[None]:
     """Holds `locks/<name>.lock` so that two processes never build one artifact
-    at once; the second waits, then finds the first one's result."""
+    at once; the second waits, then finds the first one's result. Shared
+    holders (readers of a source tree) only exclude an exclusive one."""
     path = cache_dir() / "locks" / f"{name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as f:
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    with open(path, "a") as f:
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(f, mode | fcntl.LOCK_NB)
         except BlockingIOError:
-            progress(f"{name}: waiting for another g5net process building it ({path})")
-            fcntl.flock(f, fcntl.LOCK_EX)
+            progress(f"{name}: waiting for another g5net process using it ({path})")
+            fcntl.flock(f, mode)
         try:
             yield
         finally:

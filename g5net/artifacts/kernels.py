@@ -1,7 +1,9 @@
-"""Guest kernels: Debian's linux-source-6.1, `tinyconfig` plus the fragments in
-`kernels/`, everything built in.
+"""Guest kernels: Debian's linux-source-6.1 with the patches of
+`kernels/patches/`, `tinyconfig` plus the fragments in `kernels/`, everything
+built in.
 
-A kernel is cached under the hash of (linux-source version, resolved .config):
+A kernel is cached under the hash of (linux-source version, patches, resolved
+.config):
 two fragment edits that resolve to the same .config share one build. Resolving
 needs the source tree, so a second, cheap index maps the hash of the inputs
 (version, fragments) to the built directory; lookups never touch the sources.
@@ -10,6 +12,7 @@ needs the source tree, so a second, cheap index maps the hash of the inputs
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -26,6 +29,9 @@ from .host import REPO, require, run_tool
 SOURCE_PACKAGE = "linux-source-6.1"
 SOURCE_TARBALL = Path("/usr/src/linux-source-6.1.tar.xz")
 FRAGMENTS = REPO / "kernels"
+PATCHES = FRAGMENTS / "patches"
+# In the source tree: which patches it holds and which files they touched.
+PATCH_STAMP = ".g5net-patches.json"
 BASE_FRAGMENT = "base.config"
 VARIANTS = ("smp", "up")
 # Bump when the build recipe below changes in a way the inputs do not show.
@@ -64,7 +70,8 @@ def kernel(variant: str, *, build: bool = True, progress: Progress = print) -> K
         raise ArtifactError(f"kernel variant {variant!r} is not one of {', '.join(VARIANTS)}")
     fragments = fragment_paths(variant)
     version = source_version()
-    index = cache_dir() / "kernel" / "inputs" / f"{variant}-{input_key(version, fragments)}"
+    key = input_key(version, patch_paths(), fragments)
+    index = cache_dir() / "kernel" / "inputs" / f"{variant}-{key}"
     found = _lookup(index)
     if found:
         return found
@@ -84,6 +91,17 @@ def fragment_paths(variant: str) -> list[Path]:
     return paths
 
 
+def patch_paths() -> list[Path]:
+    return sorted(PATCHES.glob("*.patch"))
+
+
+def patches_digest(patches: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in patches:
+        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def source_version() -> str:
     out = subprocess.run(["dpkg-query", "-W", "-f=${Status}\t${Version}", SOURCE_PACKAGE],
                          capture_output=True, text=True)
@@ -94,8 +112,9 @@ def source_version() -> str:
     return version
 
 
-def input_key(version: str, fragments: list[Path]) -> str:
+def input_key(version: str, patches: list[Path], fragments: list[Path]) -> str:
     h = hashlib.sha256(f"{RECIPE_VERSION}\0{SOURCE_PACKAGE}={version}\0".encode())
+    h.update(patches_digest(patches).encode())
     for p in fragments:
         h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()[:16]
@@ -153,18 +172,52 @@ def _load(directory: Path) -> Kernel | None:
                   digest=manifest["digest"])
 
 
-def _source_tree(version: str, progress: Progress) -> Path:
+def _read_stamp(tree: Path) -> dict | None:
+    if not (tree / "Makefile").exists():
+        return None
+    try:
+        return json.loads((tree / PATCH_STAMP).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _patched_files(patch: Path) -> list[str]:
+    return [line[6:].split("\t")[0].strip() for line in patch.read_text().splitlines()
+            if line.startswith("+++ b/")]
+
+
+def _source_tree(version: str, patches: list[Path], progress: Progress) -> Path:
+    """The extracted, patched source tree, shared by the variants' builds.
+
+    A new patch set replaces the tree under the same path. tar keeps the
+    archive's timestamps, so make recompiles only the files whose timestamps
+    are refreshed here: those the old or the new patches touch."""
     src_root = cache_dir() / "kernel" / "src"
     tree = src_root / f"{SOURCE_PACKAGE}_{version}"
-    if (tree / "Makefile").exists():
+    digest = patches_digest(patches)
+    stamp = _read_stamp(tree)
+    if stamp and stamp.get("digest") == digest:
         return tree
     with locked("kernel-source", progress):
-        if (tree / "Makefile").exists():
+        stamp = _read_stamp(tree)
+        if stamp and stamp.get("digest") == digest:
             return tree
-        progress(f"kernel: extracting {SOURCE_TARBALL} ({SOURCE_PACKAGE} {version})")
+        progress(f"kernel: extracting {SOURCE_TARBALL} ({SOURCE_PACKAGE} {version}) "
+                 f"and applying {len(patches)} patch(es) from {PATCHES}")
         with staging(tree) as tmp:
             run_tool(["tar", "-xf", str(SOURCE_TARBALL), "-C", str(tmp), "--strip-components=1"],
                      f"extracting {SOURCE_TARBALL}")
+            touched: set[str] = set(stamp.get("files", [])) if stamp else set()
+            for patch in patches:
+                run_tool(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+                          "-i", str(patch)], f"applying {patch}", cwd=tmp)
+                touched.update(_patched_files(patch))
+            for name in touched:
+                if (tmp / name).exists():
+                    os.utime(tmp / name)
+            write_json(tmp / PATCH_STAMP, {
+                "digest": digest, "patches": [p.name for p in patches],
+                "files": sorted(f for p in patches for f in _patched_files(p))})
         for old in src_root.glob(f"{SOURCE_PACKAGE}_*"):
             if old != tree:
                 shutil.rmtree(old, ignore_errors=True)
@@ -217,18 +270,27 @@ def _compile(src: Path, build_dir: Path, variant: str, progress: Progress) -> No
 def _build(variant: str, version: str, fragments: list[Path], index: Path,
            progress: Progress) -> Kernel:
     require("kernel")
-    src = _source_tree(version, progress)
+    patches = patch_paths()
+    src = _source_tree(version, patches, progress)
     # One build tree per variant stays in the cache: a fragment edit then
     # recompiles only what the changed options touch.
     build_dir = cache_dir() / "kernel" / f"build-{variant}"
     build_dir.mkdir(parents=True, exist_ok=True)
-    config = _configure(src, build_dir, fragments)
-    config_hash = hashlib.sha256(f"{SOURCE_PACKAGE}={version}\0".encode() + config.read_bytes())
-    name = f"{variant}-{config_hash.hexdigest()[:16]}"
-    final = cache_dir() / "kernel" / name
-    kern = _load(final)
+    # The other variant may be compiling from the same tree: it is only
+    # replaced (other patches) when no build holds it.
+    with locked("kernel-source", progress, shared=True):
+        if (_read_stamp(src) or {}).get("digest") != patches_digest(patches):
+            raise ArtifactError(f"{src} was replaced by a build with other patches; "
+                                f"run the build again")
+        config = _configure(src, build_dir, fragments)
+        build_hash = hashlib.sha256(f"{SOURCE_PACKAGE}={version}\0{patches_digest(patches)}\0"
+                                    .encode() + config.read_bytes()).hexdigest()
+        name = f"{variant}-{build_hash[:16]}"
+        final = cache_dir() / "kernel" / name
+        kern = _load(final)
+        if kern is None:
+            _compile(src, build_dir, variant, progress)
     if kern is None:
-        _compile(src, build_dir, variant, progress)
         with staging(final) as tmp:
             outputs = {"bzImage": build_dir / "arch" / "x86" / "boot" / "bzImage",
                        "vmlinux": build_dir / "vmlinux", "System.map": build_dir / "System.map",
@@ -239,13 +301,14 @@ def _build(variant: str, version: str, fragments: list[Path], index: Path,
             sha256_file(tmp / "vmlinux", digest)
             write_json(tmp / MANIFEST, {
                 "variant": variant, "digest": digest.hexdigest(),
-                "source": {"package": SOURCE_PACKAGE, "version": version},
-                "config_sha256": config_hash.hexdigest(),
+                "source": {"package": SOURCE_PACKAGE, "version": version,
+                           "patches": [p.name for p in patches]},
+                "build_sha256": build_hash,  # of version, patches and resolved .config
                 "fragments": [str(p.relative_to(REPO)) for p in fragments],
                 "sizes": {dest: (tmp / dest).stat().st_size for dest in outputs},
             })
-        kern = _load(final)
-        assert kern is not None
+        kern = Kernel(variant=variant, bzimage=final / "bzImage", vmlinux=final / "vmlinux",
+                      system_map=final / "System.map", digest=digest.hexdigest())
     index.parent.mkdir(parents=True, exist_ok=True)
     write_text(index, name + "\n")
     return kern
