@@ -128,3 +128,14 @@ def test_g5init_is_plain_sh():
         r = subprocess.run([BUSYBOX, "sh", "-n", str(WORKLOADS / script)],
                            capture_output=True, text=True)
         assert r.returncode == 0, f"{script}: {r.stderr}"
+
+
+def test_results_time_is_linear_in_the_file_size(tmp_path):
+    """A profile table is ~1 MB; concatenating it into one awk string took
+    minutes (quadratic), and gem5 runs the guest a thousand times slower."""
+    import time
+    line = '  tcp_sendmsg_locked   12345   678.9 us\t"x"\\\n'
+    start = time.monotonic()
+    doc = results({"big.prof0": line.encode() * 25000}, tmp_path)
+    assert time.monotonic() - start < 5
+    assert doc["items"]["big.prof0"] == line * 25000
