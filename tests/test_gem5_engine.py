@@ -9,6 +9,7 @@ import importlib.util
 import json
 import os
 import stat
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -378,3 +379,26 @@ def test_engine_digest_covers_the_binary_and_the_configs(fake_gem5: Path, monkey
     assert before != engine.build().digest
     monkeypatch.setattr(gem5, "configs_digest", lambda: "changed")
     assert engine.info().digest != before
+
+
+def test_checkpoint_stub_checkpoints_once_then_runs_the_restored_job(tmp_path: Path):
+    """The boot phase's job under a POSIX sh, with an `m5` that behaves like gem5:
+    readfile gives the stub until the system is 'restored', then the real job."""
+    # The guest's /tmp is its own; here the stub keeps the job in tmp_path.
+    (tmp_path / "stub.sh").write_text(gem5.CHECKPOINT_STUB.replace("/tmp/", f"{tmp_path}/"))
+    (tmp_path / "job.sh").write_text("echo real job ran\n")
+    m5 = tmp_path / "bin" / "m5"
+    m5.parent.mkdir()
+    m5.write_text(f"""#!/bin/sh
+case $1 in
+checkpoint) echo checkpoint >>{tmp_path}/calls ;;
+readfile) echo readfile >>{tmp_path}/calls
+    if [ $(grep -c readfile {tmp_path}/calls) -ge 3 ]; then cat {tmp_path}/job.sh; else cat {tmp_path}/stub.sh; fi ;;
+esac
+""")
+    m5.chmod(0o755)
+    env = {"PATH": f"{m5.parent}:/usr/bin:/bin"}
+    out = subprocess.run(["sh", "-c", f". {tmp_path}/stub.sh"], env=env, capture_output=True,
+                         text=True, timeout=30, cwd=tmp_path)
+    assert out.stdout == "real job ran\n", out.stderr
+    assert (tmp_path / "calls").read_text().split() == ["checkpoint", "readfile", "readfile", "readfile"]
