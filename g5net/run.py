@@ -72,15 +72,17 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
     return "done", results, []
 
 
-def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True) -> rundir.RunDir:
+def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True,
+            arts: Artifacts | None = None) -> rundir.RunDir:
     """Run `spec` into a new run directory under `store`; returns the committed directory.
 
     The directory appears under its final name only when run.json holds the final
-    status; Ctrl-C removes the half-made run.
+    status; Ctrl-C removes the half-made run. `arts` replaces the cached kernels
+    and image (a test booting a broken image, a user trying a kernel of their own).
     """
     engine = engines.get(spec.experiment.engine)
     info = engine.info()
-    arts = resolve_artifacts(spec, progress, build=build)
+    arts = arts or resolve_artifacts(spec, progress, build=build)
     rid = run_id(spec, arts, info)
     rd = rundir.begin(store, spec.experiment.name, rid)
     record: dict[str, Any] = {
