@@ -46,15 +46,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def find_run(path: Path) -> RunDir:
-    """The run at `path`, or the one in progress that will be committed there."""
-    if (path / "spec.json").is_file():
-        return RunDir(path)
+    """The run in progress that will be committed at `path` (a rerun of a
+    finished point is one), else the run at `path`."""
     live = sorted(path.parent.glob(f"{TMP_PREFIX}{path.name}*"), key=lambda p: p.stat().st_mtime)
     live = [p for p in live if (p / "spec.json").is_file()]
-    if not live:
-        raise G5netError(f"{path}: no run directory there and no run in progress "
-                         f"({path.parent}/{TMP_PREFIX}{path.name}*)")
-    return RunDir(live[-1])
+    if live:
+        return RunDir(live[-1])
+    if (path / "spec.json").is_file():
+        return RunDir(path)
+    raise G5netError(f"{path}: no run directory there and no run in progress "
+                     f"({path.parent}/{TMP_PREFIX}{path.name}*)")
 
 
 def main(args: argparse.Namespace) -> int:
