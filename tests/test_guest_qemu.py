@@ -60,7 +60,8 @@ def test_one_guest_runs_its_job_and_exits(tmp_path, variant):
     job = job_disk('g5_capture hello echo hi\ng5_capture engine sh -c \'echo "$G5_ENGINE"; m5 dumpstats\'\n',
                    tmp_path / "job.img")
     start = time.monotonic()
-    run = subprocess.run(qemu(k, img, cmdline("h1", "client", "10.0.0.1"), job),
+    run = subprocess.run(qemu(k, img, cmdline("h1", "client", "10.0.0.1"), job,
+                              netdev="user,id=n0"),
                          capture_output=True, text=True, timeout=BOOT_TIMEOUT_S)
     elapsed = time.monotonic() - start
     console = run.stdout
