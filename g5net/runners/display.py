@@ -57,7 +57,7 @@ class Display:
                 self._last_at = now
             return
         counts_part = text.split(" |")[0]
-        if final or counts_part != self._last_line.split(" |")[0] or now - self._last_at >= LOG_EVERY_S:
+        if counts_part != self._last_line.split(" |")[0] or now - self._last_at >= LOG_EVERY_S:
             self.stream.write(text + "\n")
             self.stream.flush()
             self._last_line, self._last_at = text, now
