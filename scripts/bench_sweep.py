@@ -69,14 +69,16 @@ def main() -> int:
     # The serial run's gaps between points are the runner's scheduling latency.
     gaps = (serial_wall - single) / len(serial)
     overhead = _overhead(serial_dir, serial) + _overhead(pool_dir, pooled)
-    print(f"points                    {len(plan.points)}")
-    print(f"workers                   {jobs}")
-    print(f"single-point time (mean)  {statistics.mean(f.wall_s for f in serial):.1f} s")
-    print(f"one worker, wall          {serial_wall:.1f} s")
-    print(f"{jobs} workers, wall         {pool_wall:.1f} s")
-    print(f"parallel efficiency       {efficiency:.2f}   (target >= 0.85)")
-    print(f"runner overhead per point {statistics.mean(overhead) + gaps:.2f} s "
-          f"(worker {statistics.mean(overhead):.2f} s + scheduling {gaps:.2f} s; target < 1 s)")
+    for label, value in (
+            ("points", f"{len(plan.points)}"),
+            ("workers", f"{jobs}"),
+            ("single-point time (mean)", f"{statistics.mean(f.wall_s for f in serial):.1f} s"),
+            ("one worker, wall", f"{serial_wall:.1f} s"),
+            (f"{jobs} workers, wall", f"{pool_wall:.1f} s"),
+            ("parallel efficiency", f"{efficiency:.2f}   (target >= 0.85)"),
+            ("runner overhead per point", f"{statistics.mean(overhead) + gaps:.2f} s (worker "
+             f"{statistics.mean(overhead):.2f} s + scheduling {gaps:.2f} s; target < 1 s)")):
+        print(f"{label:<26}{value}")
     if args.keep:
         print(f"sweeps kept in {scratch}")
     return 0 if efficiency >= 0.85 else 1
