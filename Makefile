@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 G5NET  := $(BIN)/g5net
 # Debian packages the host side needs; the guest's own packages are read from
 # disk-images/ by the image build and fetched with apt-get download.
-HOST_PACKAGES := $(shell cat disk-images/host-packages.txt 2>/dev/null | sed 's/\#.*//')
+HOST_PACKAGES := $(shell awk '!/^\#/ && NF {print $$1}' disk-images/host-packages.txt)
 
 .PHONY: help deps artifacts demo test test-fast bench clean
 

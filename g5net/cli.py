@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     except G5netError as e:
         print(f"g5net {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # A reader that stops early (`| head`) is not an error of ours.
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print(f"g5net {args.command}: interrupted", file=sys.stderr)
         return 130
