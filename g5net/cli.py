@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -40,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"g5net {args.command}: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # A reader that stops early (`| head`) is not an error of ours.
-        sys.stderr.close()
+        # A reader that stops early (`| head`) is not an error of ours; point
+        # stdout at /dev/null so the interpreter's final flush stays quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         print(f"g5net {args.command}: interrupted", file=sys.stderr)
