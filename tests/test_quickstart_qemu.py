@@ -120,3 +120,15 @@ def test_guest_panic_is_classified(tmp_path):
     assert "Kernel panic" in reasons
     assert "Kernel panic" in record["failure"]["console_tails"]["server"]
     assert record["timings"]["wall_s"] < 60, "a panicked guest must not wait for the timeout"
+
+
+def test_quickstart_meets_its_expectations(quickstart):
+    """The CI check of results/expectations/quickstart.toml, on a real run."""
+    _, summary = quickstart
+    expect = REPO / "results" / "expectations" / "quickstart.toml"
+    assert main(["check", summary["run_dir"], "--expect", str(expect)]) == 0
+    for host in ("server", "client"):
+        m = summary["metrics"]["hosts"][host]["stream"]
+        shares = [v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")]
+        assert len(shares) == 6 and abs(sum(shares) - 100) < 1e-6
+        assert m["time_driver_pct"] > 0 and m["time_stack_pct"] > 0
