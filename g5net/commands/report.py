@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..report.build import build
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # matplotlib takes ~0.4 s to import: only `g5net report` pays for it.
+    from ..report.build import build
+
     for path in build(args.source, args.out):
         print(path)
     return 0
