@@ -54,7 +54,7 @@ RULES: tuple[tuple[str, str], ...] = (
     ("do_idle", IDLE), ("cpu_startup_entry", IDLE), ("default_idle*", IDLE),
     ("arch_cpu_idle*", IDLE), ("cpuidle_*", IDLE), ("acpi_idle_*", IDLE),
     ("intel_idle*", IDLE), ("mwait_idle*", IDLE), ("poll_idle", IDLE),
-    ("native_safe_halt", IDLE), ("cpu_idle_*", IDLE),
+    ("native_safe_halt", IDLE), ("cpu_idle_*", IDLE), ("amd_e400_idle", IDLE),
     # Data copies between user and kernel, and within the kernel.
     ("*copy_to_*", COPY), ("*copy_from_*", COPY), ("*copy_user*", COPY),
     ("*copy_datagram*", COPY), ("skb_copy_bits", COPY), ("*memcpy*", COPY),

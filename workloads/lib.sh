@@ -100,6 +100,10 @@ g5_profile_start() {
 		echo "g5_profile_start: no $G5_TRACING/function_profile_enabled (kernel without FUNCTION_PROFILER?)" >&2
 		return 1
 	fi
+	# Self time only: without these a caller's time includes its callees' and
+	# the time its task slept, and the category breakdown counts time twice.
+	echo 0 >"$G5_TRACING/options/graph-time" 2>/dev/null
+	echo 0 >"$G5_TRACING/options/sleep-time" 2>/dev/null
 	echo 0 >"$G5_TRACING/function_profile_enabled"
 	echo 1 >"$G5_TRACING/function_profile_enabled"
 }
