@@ -51,7 +51,8 @@ def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
-def print_table(rows: list[tuple[str, ...]], file=sys.stdout) -> None:
+def print_table(rows: list[tuple[str, ...]], file=None) -> None:
+    file = file or sys.stdout
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))),
