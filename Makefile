@@ -39,7 +39,7 @@ artifacts: deps
 	$(G5NET) artifacts build
 
 demo: artifacts
-	$(G5NET) run examples/quickstart.toml --out results
+	$(G5NET) run examples/quickstart.toml --engine auto --out results
 
 test: artifacts
 	$(BIN)/pytest -rs

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import run, spec as specmod
+from .. import engines, run, spec as specmod
+from ..errors import EngineError
 
 DEFAULT_STORE = Path("results")
 
@@ -25,8 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", type=Path, metavar="SPEC.toml", help="experiment spec (TOML)")
-    p.add_argument("--engine", choices=("qemu", "gem5"),
-                   help="override experiment.engine from the spec")
+    p.add_argument("--engine", choices=("qemu", "gem5", "auto"),
+                   help="override experiment.engine from the spec; auto: gem5 where "
+                        "`g5net doctor` finds one, else qemu")
     p.add_argument("--out", type=Path, default=DEFAULT_STORE, metavar="DIR",
                    help="store the run directory under DIR (default: %(default)s)")
     p.add_argument("--json", action="store_true",
@@ -59,11 +61,22 @@ def print_table(rows: list[tuple[str, ...]], file=None) -> None:
               file=file)
 
 
+def best_engine(log) -> str:
+    """The most detailed engine this machine has."""
+    try:
+        engines.get("gem5").info()
+    except EngineError as e:
+        log(f"engine auto: qemu ({e})")
+        return "qemu"
+    log("engine auto: gem5")
+    return "gem5"
+
+
 def main(args: argparse.Namespace) -> int:
+    log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
     spec = specmod.load(args.spec)
     if args.engine:
-        spec = spec.with_engine(args.engine)
-    log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
+        spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)
     rd = run.execute(spec, args.out, progress=log)
     record = rd.read_run()
     metrics = json.loads(rd.metrics_json.read_text()) if rd.metrics_json.exists() else {"hosts": {}}
