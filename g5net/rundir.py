@@ -74,8 +74,10 @@ def dir_name(name: str, run_id: str) -> str:
 def begin(store: Path, name: str, run_id: str) -> RunDir:
     """A fresh temporary run directory inside `store`."""
     store.mkdir(parents=True, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{dir_name(name, run_id)}-", dir=store)
-    return RunDir(Path(tmp))
+    tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{dir_name(name, run_id)}-", dir=store))
+    # mkdtemp makes it private; a run store is shared with colleagues and cluster jobs.
+    tmp.chmod(0o755)
+    return RunDir(tmp)
 
 
 def commit(tmp: RunDir, store: Path, name: str, run_id: str) -> RunDir:
