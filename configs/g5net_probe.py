@@ -8,14 +8,14 @@ caches and the KVM CPU are built in. Builds no system and simulates nothing.
 
 import json
 
-import m5
 import m5.objects
+from _m5.core import gem5Version  # gem5's own module, as the standard library uses it
 from m5.defines import buildEnv
 
 isas = sorted(k[len("USE_"):-len("_ISA")].lower() for k, v in buildEnv.items()
               if k.startswith("USE_") and k.endswith("_ISA") and v)
 print("G5NET-PROBE " + json.dumps({
-    "version": m5.core.gem5Version,
+    "version": gem5Version,
     "isas": isas,
     "protocol": str(buildEnv.get("PROTOCOL", "")),
     "classic_caches": hasattr(m5.objects, "Cache"),
