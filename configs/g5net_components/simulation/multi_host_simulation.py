@@ -71,7 +71,7 @@ class MultiHostSimulation:
         m5.checkpoint(directory)
 
     def write_report(self) -> None:
-        self.report.sim_seconds = m5.curTick() / m5.ticks.fromSeconds(1)
+        self.report.sim_seconds = m5.curTick() / m5.ticks.fromSeconds(1.0)
         path = os.path.join(m5.options.outdir, REPORT)
         with open(path, "w") as f:
             json.dump(asdict(self.report), f, indent=2)
