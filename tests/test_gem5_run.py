@@ -97,9 +97,11 @@ def test_integrated_nic_restores_the_same_checkpoint_and_moves_dma(pcie_run: Run
     assert record["status"] == "done", record.get("failure")
     assert record["timings"]["boot_s"] == {}, "booted again instead of restoring the checkpoint"
     print(f"integrated placement, restored: {time.monotonic() - t0:.0f} s wall")
-    # DMA: across the PCIe link into the I/O bus, or straight onto the membus.
+    # DMA: across the PCIe link into the I/O bus, or through an on-chip buffer onto the membus.
     assert config_ini(pcie_run)["client.ethernet"]["dma"].startswith(
         "client.nic_paths.upstream.cpu_side_ports")
-    assert config_ini(rd)["client.ethernet"]["dma"].startswith(
+    integrated = config_ini(rd)
+    assert integrated["client.ethernet"]["dma"] == "client.nic_paths.cpu_side"
+    assert integrated["client.nic_paths"]["mem_side"].startswith(
         "client.cache_hierarchy.membus.cpu_side_ports")
     assert list(iter_dumps(rd.stats_txt)) and list(iter_dumps(pcie_run.stats_txt))
