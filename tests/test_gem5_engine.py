@@ -402,3 +402,13 @@ esac
                          text=True, timeout=30, cwd=tmp_path)
     assert out.stdout == "real job ran\n", out.stderr
     assert (tmp_path / "calls").read_text().split() == ["checkpoint", "readfile", "readfile", "readfile"]
+
+
+def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: specmod.Spec, tmp_path):
+    arts = fake_artifacts(tmp_path)
+    (tmp_path / "art").mkdir(exist_ok=True)
+    arts.kernels["smp"].config.write_text("CONFIG_SMP=y\nCONFIG_HZ=250\n")
+    assert gem5.kernel_hz(arts.kernels["smp"]) == 250
+    # 2 GHz CPU, local APIC at clock / 16, 250 jiffies per second.
+    assert "lapic_timer_period=500000" in gem5.gem5_cmdline(quickstart, quickstart.host("client"), 250)
+    assert "lapic_timer_period" not in gem5.gem5_cmdline(quickstart, quickstart.host("client"))

@@ -37,7 +37,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..artifacts import cache_dir
+from ..artifacts import Kernel, cache_dir
 from ..artifacts.cache import locked, staging
 from ..errors import EngineError
 from ..guest import job
@@ -215,8 +215,19 @@ def macs(spec: Spec, host: Host) -> list[str]:
     return [f"00:90:00:00:{index + 1:02x}:{n + 1:02x}" for n in range(host.nic.count)]
 
 
-def gem5_cmdline(spec: Spec, host: Host) -> str:
+def kernel_hz(kernel: Kernel) -> int | None:
+    """The kernel's CONFIG_HZ, from the .config it was built from."""
+    m = re.search(r"^CONFIG_HZ=(\d+)$", _read(kernel.config), re.M)
+    return int(m.group(1)) if m else None
+
+
+def gem5_cmdline(spec: Spec, host: Host, hz: int | None = None) -> str:
     """The guest protocol's command line plus what gem5 needs.
+
+    With the kernel's HZ known, `lapic_timer_period` (kernels/patches) spares
+    the 100 ms busy-wait that calibrates the local APIC timer: gem5's local
+    APIC runs at the CPU clock / 16 (X86LocalApic), and the period is its
+    ticks per jiffy.
 
     gem5's IGbE has no interrupt-delay parameter: the e1000 driver programs the
     NIC's interrupt throttle register, so `nic.intr_delay_ns` becomes the
@@ -224,6 +235,8 @@ def gem5_cmdline(spec: Spec, host: Host) -> str:
     """
     args = [kernel_cmdline(spec, host, "gem5"), *GEM5_KERNEL_ARGS,
             f"tsc_early_khz={round(host.cpu.clock_ghz * 1e6)}"]
+    if hz:
+        args.append(f"lapic_timer_period={round(host.cpu.clock_ghz * 1e9 / 16 / hz)}")
     delay = host.nic.intr_delay_ns
     if delay:
         lo, hi = E1000_ITR_RANGE
@@ -278,7 +291,8 @@ def boot_state(spec: Spec, artifacts: Artifacts, build_digest: str, configs: str
                       "kernel": h.kernel, "kernel_digest": artifacts.kernels[h.kernel].digest,
                       "cores": h.cpu.cores, "threads_per_core": h.cpu.threads_per_core,
                       "clock_ghz": h.cpu.clock_ghz, "boot_model": h.cpu.boot_model,
-                      "nics": h.nic.count, "cmdline": gem5_cmdline(spec, h)})
+                      "nics": h.nic.count,
+                      "cmdline": gem5_cmdline(spec, h, kernel_hz(artifacts.kernels[h.kernel]))})
     return {"format": CHECKPOINT_FORMAT, "hosts": hosts, "image": artifacts.image.digest,
             "gem5": build_digest, "configs": configs}
 
@@ -309,7 +323,8 @@ def config_for(phase: str, spec: Spec, artifacts: Artifacts, readfiles: dict[str
     for h in spec.hosts:
         hosts.append({"name": h.name, "board": names[h.name],
                       "kernel": str(artifacts.kernels[h.kernel].vmlinux),
-                      "disk": str(artifacts.image.path), "cmdline": gem5_cmdline(spec, h),
+                      "disk": str(artifacts.image.path),
+                      "cmdline": gem5_cmdline(spec, h, kernel_hz(artifacts.kernels[h.kernel])),
                       "readfile": str(readfiles[h.name]), "macs": macs(spec, h),
                       "console_socket": console_socket(names[h.name])})
     return Gem5Config(phase=phase, spec=spec.to_dict(), hosts=hosts, checkpoint=str(checkpoint),
