@@ -60,8 +60,11 @@ def cache_hierarchy(caches, phase: params.Phase):
         l2=l2, l2_shared=c.l2_shared, l3=l3)
 
 
-def placement(nic):
-    if nic.attach == "integrated":
+def placement(nic, phase: params.Phase):
+    # Booting measures nothing, and NIC wiring holds no state: every boot uses
+    # the PCIe path, so that placements share checkpoints and the boot phase's
+    # uncached membus never sees the integrated NIC's DMA buffer.
+    if nic.attach == "integrated" and phase is params.Phase.MEASURE:
         return IntegratedPlacement(dca=nic.dca)
     return PciePlacement()
 
@@ -74,7 +77,7 @@ def board(run: params.RunParams, host: params.HostParams) -> NicX86Board:
         memory=SingleChannelDDR4_2400(size=f"{spec.memory_mb}MiB"),
         cache_hierarchy=cache_hierarchy(spec.caches, run.phase),
         nics=[IgbeParams.from_spec(spec.nic, mac) for mac in host.macs],
-        placement=placement(spec.nic))
+        placement=placement(spec.nic, run.phase))
     # The whole command line is the engine's; X86Board formats it, so braces are escaped.
     b.set_kernel_disk_workload(
         kernel=KernelResource(local_path=host.kernel),
