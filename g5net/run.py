@@ -103,6 +103,13 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
     rd.write_json(rd.run_json, record)
     rd.spec_json.write_text(spec.to_json())
     t0 = time.monotonic()
+
+    def finish(status: str) -> rundir.RunDir:
+        record["status"] = status
+        record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
+        rd.write_json(rd.run_json, record)
+        return rundir.commit(rd, store, spec.experiment.name, rid)
+
     try:
         out = engine.run(spec, arts, rd, progress)
         status, results, reasons = _classify(spec, out)
@@ -118,15 +125,8 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
         shutil.rmtree(rd.path, ignore_errors=True)
         raise
     except Exception as e:  # recorded, then re-raised: a crash still leaves its evidence
-        status = "failed:internal"
         record["failure"] = {"reasons": [f"{type(e).__name__}: {e}"],
                              "traceback": traceback.format_exc()}
-        record["status"] = status
-        record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
-        rd.write_json(rd.run_json, record)
-        rundir.commit(rd, store, spec.experiment.name, rid)
+        finish("failed:internal")
         raise
-    record["status"] = status
-    record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
-    rd.write_json(rd.run_json, record)
-    return rundir.commit(rd, store, spec.experiment.name, rid)
+    return finish(status)
