@@ -89,11 +89,18 @@ def parse_softirqs(text: str) -> dict[str, int]:
 
 
 def parse_snmp(text: str) -> dict[str, int]:
-    """`/proc/net/snmp` as `Proto.Field` -> value (header line, then values line)."""
+    """`/proc/net/snmp` as `Proto.Field` -> value (header line, then values line).
+
+    The IcmpMsg rows are left out: Linux lists only the ICMP types seen so far, so their
+    fields would come and go between runs of one sweep point and change a sweep's table
+    columns; the fixed Icmp row counts the same messages.
+    """
     out = {}
     lines = text.splitlines()
     for head, vals in zip(lines[::2], lines[1::2]):
         proto, _, names = head.partition(":")
+        if proto == "IcmpMsg":
+            continue
         _, _, values = vals.partition(":")
         for n, v in zip(names.split(), values.split()):
             out[f"{proto}.{n}"] = int(v)
