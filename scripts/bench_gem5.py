@@ -51,7 +51,7 @@ def main() -> int:
         return 0
     cold = variant("pcie")
     arts = run.resolve_artifacts(cold, progress=lambda m: None)
-    key = gem5.checkpoint_key(gem5.boot_state(cold, arts, engine.build().digest, gem5.configs_digest()))
+    key = gem5.checkpoint_key(gem5.boot_state(cold, arts, engine.build().digest, gem5.configs_digest(boot=True)))
     shutil.rmtree(gem5.checkpoint_dir() / key[:32], ignore_errors=True)  # a cold boot, on purpose
     with tempfile.TemporaryDirectory() as store:
         for label, spec in (("pcie, cold (boots)", cold), ("integrated, restores", variant("integrated"))):

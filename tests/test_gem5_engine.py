@@ -412,3 +412,9 @@ def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: spe
     # 2 GHz CPU, local APIC at clock / 16, 250 jiffies per second.
     assert "lapic_timer_period=500000" in gem5.gem5_cmdline(quickstart, quickstart.host("client"), 250)
     assert "lapic_timer_period" not in gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+
+
+def test_checkpoints_ignore_only_existing_measure_only_configs():
+    for name in gem5.MEASURE_ONLY_CONFIGS:
+        assert (gem5.CONFIGS / name).is_file(), f"MEASURE_ONLY_CONFIGS names a missing {name}"
+    assert gem5.configs_digest(boot=True) != gem5.configs_digest()

@@ -41,10 +41,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def quickstart(**nic: object) -> specmod.Spec:
-    """examples/quickstart-gem5.toml (the quickstart sized for gem5), NIC keys overridden."""
+    """examples/quickstart-gem5.toml (the quickstart sized for gem5) with smoke-sized
+    workloads (a 1 MB stream, NetPIPE up to 256 bytes), NIC keys overridden."""
     d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
     for h in d["hosts"].values():
         h["nic"].update(nic)
+    d["workloads"]["stream"]["bytes"] = 1_000_000
+    d["workloads"]["latency"].update(max_bytes=256, repeats=5)
     return specmod.from_dict(d)
 
 

@@ -98,13 +98,15 @@ def test_snapshot_and_roi_copy_proc_files(tmp_path):
     stub.mkdir()
     (stub / "m5").write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path}/m5.calls\n")
     (stub / "m5").chmod(0o755)
-    r = sh(f"PATH={stub}:$PATH; g5_roi_begin iperf && g5_roi_end iperf", tmp_path / "out")
+    r = sh(f"PATH={stub}:$PATH; g5_roi_begin plain && g5_roi_end plain && "
+           f"g5_roi_begin iperf stats && g5_roi_end iperf stats", tmp_path / "out")
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    expected = [f"iperf.{when}.{f}" for when in ("after", "before")
+    expected = [f"{roi}.{when}.{f}" for roi in ("iperf", "plain") for when in ("after", "before")
                 for f in ("dev", "interrupts", "netstat", "snmp", "softirqs", "softnet_stat", "stat")]
     assert names == sorted(expected)
     assert (tmp_path / "out" / "iperf.before.stat").read_text().startswith("cpu ")
+    # Only the region marked `stats` touches gem5's statistics.
     assert (tmp_path / "m5.calls").read_text() == "resetstats\ndumpstats\n"
 
 

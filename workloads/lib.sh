@@ -79,16 +79,22 @@ g5_snapshot() {
 	done
 }
 
-# g5_roi_begin NAME / g5_roi_end NAME: a region of interest. gem5's statistics
-# are reset after the first snapshot and dumped before the second, so the
-# snapshots themselves stay out of the region (m5 does nothing under QEMU).
+# g5_roi_begin NAME [stats] / g5_roi_end NAME [stats]: a region of interest.
+# With `stats`, gem5's statistics (one set for the whole simulation, every
+# host's) are reset after the first snapshot and dumped before the second, so
+# the snapshots themselves stay out of the region; one host of a run passes
+# it, so each region is one dump (m5 does nothing under QEMU).
 g5_roi_begin() {
 	g5_snapshot "$1.before"
-	m5 resetstats
+	if [ "$2" = stats ]; then
+		m5 resetstats
+	fi
 }
 
 g5_roi_end() {
-	m5 dumpstats
+	if [ "$2" = stats ]; then
+		m5 dumpstats
+	fi
 	g5_snapshot "$1.after"
 }
 

@@ -112,8 +112,16 @@ def _nic_setup(host: Host) -> list[str]:
     return lines
 
 
+def stats_host(spec: Spec) -> Host:
+    """The host that brackets each region of interest with gem5's stats reset
+    and dump: the first client, whose workload start and end frame the region.
+    gem5 keeps one set of statistics for every host, so one host does it."""
+    return next((h for h in spec.hosts if h.role == "client"), spec.hosts[0])
+
+
 def render(spec: Spec, host: Host) -> str:
     """The job script for one host, as text."""
+    stats = " stats" if host.name == stats_host(spec).name else ""
     lines = [
         f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
         "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
@@ -122,12 +130,12 @@ def render(spec: Spec, host: Host) -> str:
     for w in spec.workloads:
         lines.append(f"# workload {w.name}: {w.kind}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
-        lines.append(f"g5_roi_begin {w.name}")
+        lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile:
             lines.append("g5_profile_start")
         lines += _KINDS[w.kind](spec, host, w)
         if w.profile:
             lines.append(f"g5_profile_stop {w.name}")
-        lines.append(f"g5_roi_end {w.name}")
+        lines.append(f"g5_roi_end {w.name}{stats}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
     return "\n".join(lines) + "\n"
