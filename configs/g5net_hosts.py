@@ -13,6 +13,8 @@ the phase:
   to `checkpoint` and gem5 exits.
 - measure: that checkpoint is restored with `cpu.model` and the spec's
   caches; gem5 exits once every host has executed `m5 exit`.
+- describe: the measure phase's system is built and instantiated (gem5 writes
+  config.ini and config.json), and gem5 exits without simulating.
 
 Exit status: 0 done, 2 the JSON is unusable, 3 the hosts did not do their
 part (the reason is in <outdir>/g5net-gem5.json).
@@ -64,7 +66,7 @@ def placement(nic, phase: params.Phase):
     # Booting measures nothing, and NIC wiring holds no state: every boot uses
     # the PCIe path, so that placements share checkpoints and the boot phase's
     # uncached membus never sees the integrated NIC's DMA buffer.
-    if nic.attach == "integrated" and phase is params.Phase.MEASURE:
+    if nic.attach == "integrated" and phase is not params.Phase.BOOT:
         return IntegratedPlacement(dca=nic.dca)
     return PciePlacement()
 
@@ -106,7 +108,9 @@ def main(argv: list) -> int:
     restore = run.checkpoint if run.phase is params.Phase.MEASURE else None
     sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
     sim.instantiate()
-    if run.phase is params.Phase.BOOT:
+    if run.phase is params.Phase.DESCRIBE:
+        done = True
+    elif run.phase is params.Phase.BOOT:
         done = sim.run_until(ExitCause.CHECKPOINT)
         if done:
             sim.checkpoint(run.checkpoint)

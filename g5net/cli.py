@@ -15,8 +15,8 @@ from . import __version__
 from .errors import G5netError
 
 # Order is the order `g5net --help` lists them.
-COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "stats", "report",
-            "check")
+COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
+            "stats", "report", "check")
 
 
 def build_parser() -> argparse.ArgumentParser:

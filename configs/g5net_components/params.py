@@ -31,6 +31,10 @@ class Phase(enum.Enum):
     # Restore that checkpoint with the measured CPU model and caches; run
     # until every host has said `m5 exit`.
     MEASURE = "measure"
+    # Build the measure phase's system afresh and instantiate it, which writes
+    # config.ini and config.json, then stop: the system a spec describes, in
+    # seconds, without a checkpoint (`g5net system`).
+    DESCRIBE = "describe"
 
 
 def load_spec_module():

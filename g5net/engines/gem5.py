@@ -60,6 +60,8 @@ CONFIG_SCHEMA = 1
 # Bumped when the checkpoint protocol changes in a way the key cannot see.
 CHECKPOINT_FORMAT = 1
 PROBE_TIMEOUT_S = 120
+# Building and instantiating even a 64-CPU system takes seconds.
+DESCRIBE_TIMEOUT_S = 600
 # The config's exit statuses (configs/g5net_hosts.py).
 CONFIG_UNUSABLE, HOSTS_UNFINISHED = 2, 3
 REPORT = "g5net-gem5.json"
@@ -553,6 +555,28 @@ class Gem5Engine(Engine):
                     meta = json.loads(ckpt.meta.read_text())
                     boot_s = meta["booted_s"]
         return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
+
+    def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
+        """Build and instantiate the measured system of `spec` without simulating
+        it; gem5 writes config.ini and config.json to `outdir`. Returns config.ini."""
+        build = self.build()
+        if build.problems():
+            raise Gem5Error(f"{build.binary}: " + "; ".join(build.problems()))
+        check_spec(spec)
+        outdir.mkdir(parents=True, exist_ok=True)
+        # Never read: gem5 only checks that a board's readfile exists.
+        jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
+        for h in spec.hosts:
+            jobs[h.name].write_text(job.render(spec, h))
+        config = config_for("describe", spec, artifacts, jobs, outdir / "no-checkpoint",
+                            None).write(outdir / "gem5-describe.json")
+        result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
+                          time.monotonic() + DESCRIBE_TIMEOUT_S, {})
+        failure = classify_failure(result) or ("timed out" if result.timed_out else None)
+        if failure:
+            raise Gem5Error(f"building the system of {spec.experiment.name} "
+                            f"failed: {failure}\n{_tail(result.log.read_text(errors='replace'))}")
+        return outdir / "m5out" / "config.ini"
 
     def _boot(self, spec: Spec, artifacts: Artifacts, state: dict, ckpt: Checkpoint, rd: RunDir,
               deadline: float, progress: Progress) -> Outcome | None:

@@ -77,7 +77,7 @@ class NicX86Board(X86Board):
         paths = [self._placement.attach(self, nic) for nic in self.nics()]
         paths = [p for p in paths if p is not None]
         if paths:
-            self.nic_paths = paths
+            setattr(self, self._placement.PATHS_NAME, paths)
 
     def nics(self) -> list:
         return list(self.ethernet)

@@ -9,7 +9,14 @@ class AbstractNicPlacement(abc.ABC):
     """Wires a NIC's `pio` (CPU to device registers) and `dma` (device to
     memory) ports into a board. One placement object serves every NIC of a
     host; a new placement is one new file.
+
+    `PATHS_NAME` names the board's child holding what `attach` builds. Each
+    placement has its own: a checkpoint (always booted on the PCIe path) is
+    restored by object name, and gem5 refuses to restore one kind of object
+    from another's section.
     """
+
+    PATHS_NAME = ""
 
     @abc.abstractmethod
     def attach(self, board, nic: EtherDevice) -> SimObject | None:

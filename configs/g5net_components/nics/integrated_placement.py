@@ -26,6 +26,8 @@ class IntegratedPlacement(AbstractNicPlacement):
     bridge also forwards.
     """
 
+    PATHS_NAME = "dma_buffers"
+
     def __init__(self, dca: bool = False) -> None:
         self._dca = dca
 

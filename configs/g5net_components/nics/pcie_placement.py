@@ -23,6 +23,8 @@ class PciePlacement(AbstractNicPlacement):
     cache, as a root complex's would.
     """
 
+    PATHS_NAME = "pcie_links"
+
     def __init__(self, gbytes_per_s: float = GEN2_X8_GBYTES_PER_S,
                  latency_ns: float = ONE_WAY_LATENCY_NS) -> None:
         self._gbytes_per_s = gbytes_per_s

@@ -1,0 +1,93 @@
+"""What a gem5 config.ini says about each host: CPUs, caches and each NIC's DMA path.
+
+gem5 writes config.ini when it instantiates a system (every run's m5out/, and
+`g5net system`). One section per SimObject, named by its path; a port's value
+is its peer's `object.port[index]`.
+"""
+
+from __future__ import annotations
+
+import configparser
+from pathlib import Path
+from typing import Any
+
+from .errors import G5netError
+
+TICKS_PER_S = 10**12
+# Crossbars that keep caches coherent: where DMA meets the CPUs' memory traffic.
+COHERENT = ("CoherentXBar",)
+MEM_SIDE = ("mem_side_ports", "mem_side", "mem_side_port")
+
+
+def read(path: Path) -> configparser.ConfigParser:
+    ini = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",))
+    ini.optionxform = str  # gem5's parameter names are case-sensitive
+    if not ini.read(path):
+        raise G5netError(f"{path}: no such config.ini")
+    return ini
+
+
+def _owner(port: str) -> str:
+    """`client.iobus.cpu_side_ports[3]` -> `client.iobus`."""
+    return port.rsplit(".", 1)[0]
+
+
+def _peers(ini: configparser.ConfigParser, section: str) -> list[str]:
+    for key in MEM_SIDE:
+        if ini.has_option(section, key):
+            return ini.get(section, key).split()
+    return []
+
+
+def dma_path(ini: configparser.ConfigParser, nic: str) -> list[dict[str, str]]:
+    """The objects a NIC's DMA crosses, from its `dma` port's peer on, up to the
+    first crossbar that is coherent or fans out (where the route depends on
+    the address): e.g. a PCIe link then the I/O bus, or an on-chip buffer then
+    the membus."""
+    path = []
+    section = _owner(ini.get(nic, "dma"))
+    while section and len(path) < 16:
+        kind = ini.get(section, "type")
+        path.append({"object": section, "type": kind})
+        peers = _peers(ini, section)
+        if kind in COHERENT or len(peers) != 1:
+            break
+        section = _owner(peers[0])
+    return path
+
+
+def _cpu_side_count(ini: configparser.ConfigParser, cache: str) -> int:
+    """How many requesters share a cache: one, or the ports of the crossbar in front of it."""
+    peer = ini.get(cache, "cpu_side", fallback="")
+    owner = _owner(peer) if peer else ""
+    if owner and ini.get(owner, "type", fallback="").endswith("XBar"):
+        return len(ini.get(owner, "cpu_side_ports", fallback="").split())
+    return 1
+
+
+def summarise(ini: configparser.ConfigParser, boards: dict[str, str]) -> dict[str, Any]:
+    """host -> its CPUs (count, gem5 type, GHz), caches (size, associativity, how
+    many requesters share each: CPUs, or the caches above) and NICs (DMA path), for `boards`: host -> board."""
+    out: dict[str, Any] = {}
+    for host, board in boards.items():
+        prefix = f"{board}."
+        cpus = [s for s in ini.sections()
+                if s.startswith(prefix) and ini.get(s, "type", fallback="").endswith("CPU")]
+        caches = [s for s in ini.sections()
+                  if s.startswith(prefix) and ini.get(s, "type", fallback="") == "Cache"]
+        nics = [s for s in ini.sections()
+                if s.startswith(prefix) and ini.has_option(s, "dma")
+                and ini.has_option(s, "hardware_address")]
+        clock_ticks = int(ini.get(f"{board}.clk_domain", "clock").split()[0])
+        out[host] = {
+            "cpus": len(cpus),
+            "cpu_types": sorted({ini.get(s, "type") for s in cpus}),
+            "clock_ghz": round(TICKS_PER_S / clock_ticks / 1e9, 3),
+            "caches": [{"object": s[len(prefix):], "size_bytes": int(ini.get(s, "size")),
+                        "assoc": int(ini.get(s, "assoc")),
+                        "requesters": _cpu_side_count(ini, s)} for s in caches],
+            "nics": [{"object": s[len(prefix):], "mac": ini.get(s, "hardware_address"),
+                      "dma_path": [{**p, "object": p["object"][len(prefix):]}
+                                   for p in dma_path(ini, s)]} for s in nics],
+        }
+    return out

@@ -1,0 +1,121 @@
+"""Real gem5 builds the systems a spec describes (`g5net system`), without
+simulating: the NIC placements differ only in the NIC's paths, and the
+niagara2 preset has Niagara 2's shape. Seconds each; skipped, with the
+reason, where gem5 is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from g5net import run, spec as specmod, system
+from g5net.engines.gem5 import Gem5Engine, Gem5Error, board_names
+
+pytestmark = pytest.mark.gem5
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Gem5Engine:
+    e = Gem5Engine()
+    try:
+        e.info()
+    except Gem5Error as err:
+        pytest.skip(f"no gem5: {err}")
+    return e
+
+
+def quickstart(**nic: object) -> specmod.Spec:
+    d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
+    for h in d["hosts"].values():
+        h["nic"].update(nic)
+        h["caches"]["l2_shared"] = True  # where DCA allocates
+    return specmod.from_dict(d)
+
+
+def build(engine: Gem5Engine, spec: specmod.Spec, out: Path):
+    ini = system.read(engine.describe(spec, run.resolve_artifacts(spec, print), out))
+    return ini, system.summarise(ini, board_names(spec))
+
+
+@pytest.fixture(scope="module")
+def placements(engine, tmp_path_factory):
+    out = tmp_path_factory.mktemp("placements")
+    return {name: build(engine, quickstart(**nic), out / name)
+            for name, nic in {"pcie": {"attach": "pcie"},
+                              "integrated": {"attach": "integrated"},
+                              "dca": {"attach": "integrated", "dca": True}}.items()}
+
+
+def dma_path(summary: dict, host: str = "client") -> list[tuple[str, str]]:
+    return [(p["object"], p["type"]) for p in summary[host]["nics"][0]["dma_path"]]
+
+
+def test_each_placement_takes_dma_where_designed(placements):
+    # PCIe: across the link's upstream crossbar onto the I/O bus (then the I/O cache).
+    assert dma_path(placements["pcie"][1]) == [("pcie_links.upstream", "NoncoherentXBar"),
+                                               ("iobus", "NoncoherentXBar")]
+    # Integrated: an on-chip DMA buffer straight onto the coherent membus ...
+    assert dma_path(placements["integrated"][1]) == [("dma_buffers", "Cache"),
+                                                     ("cache_hierarchy.membus", "CoherentXBar")]
+    # ... or, with DCA, above the shared L2, so that DMA writes allocate in it.
+    assert dma_path(placements["dca"][1]) == [("dma_buffers", "Cache"),
+                                              ("cache_hierarchy.l2bus", "CoherentXBar")]
+
+
+def _differences(a, b) -> set[tuple[str, str]]:
+    out = {(s, "<section>") for s in set(a.sections()) ^ set(b.sections())}
+    for s in set(a.sections()) & set(b.sections()):
+        out |= {(s, k) for k in set(a[s]) | set(b[s]) if a[s].get(k) != b[s].get(k)}
+    return out
+
+
+def test_placements_differ_only_in_the_nic_paths(placements):
+    pcie, integrated = placements["pcie"][0], placements["integrated"][0]
+    for section, key in _differences(pcie, integrated):
+        board, _, rest = section.partition(".")
+        expected = (rest.startswith(("pcie_links", "dma_buffers"))
+                    or (rest == "ethernet" and key in ("pio", "dma", "pio_latency"))
+                    # the crossbars the paths plug into list their ports
+                    or (rest in ("iobus", "cache_hierarchy.membus") and key.endswith("_ports"))
+                    or (rest == "" and key in ("readfile", "children")))
+        assert expected, f"{section} {key}: {pcie[section].get(key)} | {integrated[section].get(key)}"
+
+
+def test_niagara2_preset_has_niagara2s_shape(engine, tmp_path):
+    d = quickstart().to_dict()
+    for h in d["hosts"].values():
+        h["cpu"] = {"preset": "niagara2", "model": "timing"}
+        h.pop("caches")
+    _, summary = build(engine, specmod.from_dict(d), tmp_path)
+    host = summary["server"]
+    assert host["cpus"] == 64 and host["clock_ghz"] == pytest.approx(1.2, abs=0.001)
+    caches = {c["object"].rstrip("0123456789"): [] for c in host["caches"]}
+    for c in host["caches"]:
+        caches[c["object"].rstrip("0123456789")].append(c)
+    # A core's 8 threads share its L1s: 8 of each, each behind an 8-port crossbar.
+    assert [(c["size_bytes"], c["assoc"], c["requesters"]) for c in
+            caches["cache_hierarchy.l1icaches"]] == [(16384, 8, 8)] * 8
+    assert [(c["size_bytes"], c["assoc"], c["requesters"]) for c in
+            caches["cache_hierarchy.l1dcaches"]] == [(8192, 4, 8)] * 8
+    [l2] = caches["cache_hierarchy.l2cache"]
+    assert (l2["size_bytes"], l2["assoc"]) == (4 << 20, 16)
+
+
+def test_system_command_prints_json_and_says_so_without_gem5(engine, tmp_path):
+    cmd = [sys.executable, "-m", "g5net.cli", "system", str(REPO / "examples" / "quickstart-gem5.toml"),
+           "--json", "--out", str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["config_ini"] == str(tmp_path / "m5out" / "config.ini")
+    assert out["hosts"]["client"]["nics"][0]["mac"] != out["hosts"]["server"]["nics"][0]["mac"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                       env={"PATH": "/usr/bin:/bin", "G5NET_GEM5": str(tmp_path / "no-gem5")})
+    assert r.returncode == 2 and "G5NET_GEM5" in r.stderr
