@@ -105,7 +105,8 @@ class Nic:
     model: str = _f("e1000", choices=("e1000",), doc="gem5 IGbE_e1000 / QEMU e1000")
     attach: str = _f("pcie", choices=NIC_ATTACH)
     dca: bool = _f(False, doc="integrated only: DMA writes allocate in the last-level cache")
-    count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link")
+    count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link; NIC i of the host "
+                                       "at ip A.B.C.D is A.B.(C+i).D/24, on network i")
     mtu: int = _f(1500, lo=MTU_RANGE[0], hi=MTU_RANGE[1])
     offloads: dict = _f({}, doc="ethtool -K features, e.g. {tso = false}")
     rx_fifo_kib: int = _f(384, lo=1)
@@ -128,6 +129,11 @@ class Host:
     caches: Caches = field(default_factory=Caches)
     nic: Nic = field(default_factory=Nic)
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
+
+    def nic_ip(self, nic: int) -> str:
+        """NIC `nic`'s address: A.B.C.D becomes A.B.(C+nic).D, so that NIC i of
+        every host shares network i, a /24 of its own."""
+        return str(ipaddress.IPv4Address(self.ip) + 256 * nic)
 
 
 @dataclass(frozen=True)
@@ -342,16 +348,17 @@ def _check_combinations(spec: Spec) -> None:
         raise SpecError("hosts: no host has role = \"server\"")
     if len(names) < 2:
         raise SpecError("hosts: need at least two hosts (a server and a client)")
-    seen_ips = {}
+    seen_ips: dict[str, tuple[str, int]] = {}
     for h in spec.hosts:
         key = f"hosts.{h.name}"
-        try:
-            ipaddress.IPv4Address(h.ip)
-        except ValueError:
-            raise SpecError(f"{key}.ip: {h.ip!r} is not an IPv4 address") from None
-        if h.ip in seen_ips:
-            raise SpecError(f"{key}.ip: {h.ip} is already used by hosts.{seen_ips[h.ip]}")
-        seen_ips[h.ip] = h.name
+        _check_nic_ips(h)
+        for nic in range(h.nic.count):
+            ip = h.nic_ip(nic)
+            if ip in seen_ips:
+                other, other_nic = seen_ips[ip]
+                raise SpecError(f"{key}.ip: {_nic_label(ip, nic)} is already used by "
+                                f"hosts.{other}{f' (NIC {other_nic})' if other_nic else ''}")
+            seen_ips[ip] = (h.name, nic)
         if h.role == "client":
             if not h.peer:
                 raise SpecError(f"{key}.peer: required when there is more than one server "
@@ -390,6 +397,22 @@ def _check_combinations(spec: Spec) -> None:
         for h in spec.hosts:
             cpus = w.server_cpus if h.role == "server" else w.client_cpus
             _check_cpu_list(f"{key}.{h.role}_cpus", cpus, h.cpu.count, host=h.name)
+
+
+def _check_nic_ips(h: Host) -> None:
+    key = f"hosts.{h.name}"
+    try:
+        third = ipaddress.IPv4Address(h.ip).packed[2]
+    except ValueError:
+        raise SpecError(f"{key}.ip: {h.ip!r} is not an IPv4 address") from None
+    if third + h.nic.count - 1 > 255:
+        raise SpecError(f"{key}.nic.count: {h.nic.count} NICs do not fit ip {h.ip}: NIC i gets "
+                        f"A.B.(C+i).D, and C + {h.nic.count - 1} exceeds 255 "
+                        f"(lower the ip's third number to at most {256 - h.nic.count})")
+
+
+def _nic_label(ip: str, nic: int) -> str:
+    return ip if nic == 0 else f"{ip} (NIC {nic})"
 
 
 def _check_cpu_list(key: str, cpus: list, count: int, host: str = "") -> None:

@@ -1,7 +1,12 @@
-"""Parsing the guest's /proc snapshots into region-of-interest counters."""
+"""Parsing the guest's /proc snapshots into region-of-interest counters, and
+workloads run on several NICs into one result."""
 from __future__ import annotations
 
-from g5net.guest.results import parse_snmp
+import json
+from pathlib import Path
+
+from g5net.guest.results import BEGIN, END, extract_block, host_results, parse_snmp, workload_errors
+from g5net.spec import from_dict
 
 # /proc/net/snmp as Linux 6.1 prints it, before and after an ICMP port-unreachable arrived:
 # the IcmpMsg rows appear only once some ICMP type has been counted.
@@ -31,3 +36,48 @@ def test_snmp_fields_do_not_depend_on_which_icmp_types_were_seen():
     assert after["Icmp.InDestUnreachs"] == 1
     assert after["Tcp.OutSegs"] - before["Tcp.OutSegs"] == 11
     assert after["Ip.InDelivers"] == 19
+
+
+# ------------------------------------------------------------ several NICs
+
+FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
+# iperf 2's CSV line for a 4 MB transfer at 1 Gbit/s.
+NIC1_STREAM = "19700101000000,10.0.1.2,40000,10.0.1.1,5001,1,0.0-0.0,4000000,1000000000\n"
+
+
+def two_nic_client(nic1_items: dict[str, str]) -> dict:
+    """The gem5 fixture's client results as if its hosts had two NICs and the
+    stream's second instance had left `nic1_items`."""
+    d = json.loads((FIXTURE / "spec.json").read_text())
+    for h in d["hosts"].values():
+        h["nic"]["count"] = 2
+    s = from_dict(d)
+    block = extract_block((FIXTURE / "console-client.log").read_text())
+    block["items"].update(nic1_items)
+    console = f"{BEGIN}\n{json.dumps(block)}\n{END}\n"
+    return host_results(console, s, s.host("client"))["workloads"]
+
+
+def test_a_stream_on_two_nics_sums_them_and_keeps_each():
+    w = two_nic_client({"stream.nic1.out": NIC1_STREAM, "stream.nic1.err": "",
+                           "stream.nic1.rc": "0\n"})
+    stream = w["stream"]
+    assert "error" not in stream
+    assert [p["nic"] for p in stream["per_nic"]] == [0, 1]
+    nic0, nic1 = (p["throughput_mbps"] for p in stream["per_nic"])
+    assert nic0 == 1923.88625 and nic1 == 1000.0
+    assert stream["throughput_mbps"] == nic0 + nic1
+    assert stream["bytes"] == 8_000_000 and stream["streams"] == 2 and stream["rc"] == 0
+    # NetPIPE ran over NIC 0 alone.
+    assert "per_nic" not in w["latency"] and w["latency"]["latency_us"] > 0
+
+
+def test_a_failed_nic_fails_the_workload_and_says_which():
+    w = two_nic_client({"stream.nic1.out": "", "stream.nic1.err": "connect failed\n",
+                           "stream.nic1.rc": "1\n"})
+    stream = w["stream"]
+    assert stream["rc"] == 1 and "throughput_mbps" not in stream
+    assert stream["error"] == "NIC 1: exit status 1: connect failed"
+    assert stream["per_nic"][0]["throughput_mbps"] > 0
+    assert workload_errors({"client": {"workloads": w}}) == [
+        "client/stream: NIC 1: exit status 1: connect failed"]

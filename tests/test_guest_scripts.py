@@ -26,7 +26,7 @@ def _busybox():
 def sh(script: str, out: Path, **kwargs) -> subprocess.CompletedProcess:
     """Runs `script` as g5init runs a job: lib.sh sourced first, G5_OUT set."""
     out.mkdir(exist_ok=True)
-    return subprocess.run([BUSYBOX, "sh", "-c", f". {WORKLOADS / 'lib.sh'} && {script}"],
+    return subprocess.run([BUSYBOX, "sh", "-c", f". {WORKLOADS / 'lib.sh'} && {{\n{script}\n}}"],
                           env={"PATH": "/usr/bin:/bin", "G5_OUT": str(out)},
                           capture_output=True, text=True, timeout=30, **kwargs)
 
@@ -92,6 +92,26 @@ def test_retry_gives_up_with_the_status(tmp_path):
     assert r.returncode == 7 and r.stderr == "no\n"
 
 
+def test_retries_at_once_keep_their_own_output(tmp_path):
+    """One client per NIC retries in the background, where $$ is the job's shell's."""
+    r = sh("g5_capture a g5_retry 10 sh -c 'sleep 0.3; echo A; echo a >&2' &\n"
+           "g5_capture b g5_retry 10 sh -c 'echo B; echo b >&2; sleep 0.3' &\nwait", tmp_path)
+    assert r.returncode == 0, r.stderr
+    for name in ("a", "b"):
+        assert (tmp_path / f"{name}.out").read_text() == name.upper() + "\n"
+        assert (tmp_path / f"{name}.err").read_text() == name + "\n"
+
+
+def test_json_ok_fails_on_a_top_level_error_only(tmp_path):
+    """iperf3 -J exits 0 when it never connected; its report says so at the top level."""
+    refused = '{\n\t"start":\t{},\n\t"error":\t"unable to connect to server"\n}\n'
+    r = sh(f"g5_json_ok printf '{refused}'", tmp_path)
+    assert r.returncode == 1 and r.stdout == refused
+    nested = '{\n\t"end":\t{\n\t\t"error":\t0\n\t}\n}\n'
+    assert sh(f"g5_json_ok printf '{nested}'", tmp_path).returncode == 0
+    assert sh("g5_json_ok sh -c 'echo {}; exit 3'", tmp_path).returncode == 3
+
+
 def test_snapshot_and_roi_copy_proc_files(tmp_path):
     # m5 is not on the host's PATH: a stub shows the calls g5_roi_* make.
     stub = tmp_path / "bin"
@@ -122,6 +142,8 @@ def test_irq_affinity_without_eth0_fails_clearly(tmp_path):
         pytest.skip("this host has an eth0 interrupt line")
     r = sh("g5_irq_affinity 0", tmp_path)
     assert r.returncode == 1 and "eth0 has no line in /proc/interrupts" in r.stderr
+    r = sh("g5_irq_affinity 0 eth5", tmp_path)
+    assert r.returncode == 1 and "eth5 has no line in /proc/interrupts" in r.stderr
 
 
 def test_g5init_is_plain_sh():

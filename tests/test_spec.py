@@ -138,3 +138,26 @@ def test_json_round_trip_and_digest(tmp_path, quickstart_text):
     assert renamed.digest() == s.digest()
     assert s.with_engine("gem5").digest() != s.digest()
     assert json.loads(s.to_json())["schema"] == spec.SCHEMA_VERSION
+
+
+def test_nic_i_gets_the_third_number_plus_i():
+    s = spec.loads(MINIMAL + "[host.nic]\ncount = 3\n")
+    server = s.host("server")
+    assert server.ip == "10.0.0.1"
+    assert [server.nic_ip(i) for i in range(3)] == ["10.0.0.1", "10.0.1.1", "10.0.2.1"]
+    assert s.host("client").nic_ip(2) == "10.0.2.2"
+
+
+def test_nic_addresses_must_stay_within_the_third_number():
+    text = MINIMAL.replace('role = "server"', 'role = "server"\nip = "10.0.254.1"')
+    spec.loads(text + "[host.nic]\ncount = 2\n")
+    msg = error(text + "[host.nic]\ncount = 3\n")
+    assert msg.startswith("hosts.server.nic.count: 3 NICs do not fit ip 10.0.254.1")
+    assert "at most 253" in msg
+
+
+def test_nic_addresses_must_not_collide_with_another_hosts():
+    text = MINIMAL.replace('role = "client"', 'role = "client"\nip = "10.0.1.1"')
+    assert "hosts.client.ip" in error(text.replace('role = "server"', 'role = "server"\nip = "10.0.1.1"'))
+    msg = error(text + "[host.nic]\ncount = 2\n")
+    assert msg == "hosts.client.ip: 10.0.1.1 is already used by hosts.server (NIC 1)"

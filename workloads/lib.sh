@@ -22,7 +22,9 @@
 #     times per second, and then runs the test.
 # iperf3 3.12
 #   Server: `timeout SECS iperf3 -s -1` exits 0 after one client test.
-#   Client: `iperf3 -c HOST` exits 1 when it cannot connect: use g5_retry.
+#   Client: `iperf3 -c HOST` exits 1 when it cannot connect, but with -J it
+#     exits 0 and reports the failure as the JSON's top-level "error": use
+#     `g5_retry SECS g5_json_ok iperf3 -c HOST -J ...`.
 # NPtcp (NetPIPE 3.7.2)
 #   Receiver: `timeout SECS NPtcp` (no -h) serves one transmitter and exits
 #     after its run, with status 3 and "NetPIPE: error writing or reading
@@ -31,6 +33,9 @@
 #   Transmitter: `NPtcp -h HOST -o $G5_OUT/NAME.np` exits non-zero when it
 #     cannot connect: use g5_retry. Without -o it writes np.out into the
 #     working directory.
+# Several NICs: iperf and iperf3 servers of one workload share its port, each
+#   bound with `-B ADDR` to its own NIC's address; one instance per NIC runs
+#   in the background (`&`) and the job `wait`s for all of them.
 # A client must only connect once its server listens; the server's guest may
 # boot later than the client's, so every client waits with g5_retry or
 # --connect-retries.
@@ -52,8 +57,11 @@ g5_capture() {
 # g5_retry SECONDS CMD...: reruns CMD every 0.2 s until it exits 0 or SECONDS
 # pass. Only the last attempt's stdout and stderr are passed on, so a client's
 # result holds its run, not its connection failures. Returns the last status.
+# Its files are its own: clients of several NICs retry at once, in background
+# subshells, where $$ is still the job's shell.
 g5_retry() {
-	local deadline rc tmp=/tmp/g5_retry.$$
+	local deadline rc tmp
+	tmp=$(mktemp /tmp/g5_retry.XXXXXX) || return 1
 	deadline=$(($(date +%s) + $1))
 	shift
 	while :; do
@@ -62,11 +70,27 @@ g5_retry() {
 		if [ "$rc" -eq 0 ] || [ "$(date +%s)" -ge "$deadline" ]; then
 			cat "$tmp.out"
 			cat "$tmp.err" >&2
-			rm -f "$tmp.out" "$tmp.err"
+			rm -f "$tmp" "$tmp.out" "$tmp.err"
 			return "$rc"
 		fi
 		sleep 0.2
 	done
+}
+
+# g5_json_ok CMD...: runs CMD, whose stdout is a JSON report (iperf3 -J);
+# fails when CMD does or when the report holds a top-level "error", so that
+# g5_retry waits for a server that is not listening yet.
+g5_json_ok() {
+	local tmp rc
+	tmp=$(mktemp /tmp/g5_json_ok.XXXXXX) || return 1
+	"$@" >"$tmp"
+	rc=$?
+	cat "$tmp"
+	if [ "$rc" -eq 0 ] && grep -q "^$(printf '\t')\"error\":" "$tmp"; then
+		rc=1
+	fi
+	rm -f "$tmp"
+	return "$rc"
 }
 
 # g5_snapshot TAG: the kernel's CPU, interrupt and network counters at this
@@ -135,12 +159,13 @@ g5_pin() {
 	fi
 }
 
-# g5_irq_affinity CPUS: steers eth0's interrupt to the CPU list CPUS.
+# g5_irq_affinity CPUS [DEV]: steers DEV's interrupt (eth0's by default) to
+# the CPU list CPUS.
 g5_irq_affinity() {
-	local irq
-	irq=$(awk '$NF == "eth0" { sub(":", "", $1); print $1; exit }' /proc/interrupts)
+	local irq dev=${2:-eth0}
+	irq=$(awk -v dev="$dev" '$NF == dev { sub(":", "", $1); print $1; exit }' /proc/interrupts)
 	if [ -z "$irq" ]; then
-		echo "g5_irq_affinity: eth0 has no line in /proc/interrupts" >&2
+		echo "g5_irq_affinity: $dev has no line in /proc/interrupts" >&2
 		return 1
 	fi
 	if [ ! -e "/proc/irq/$irq/smp_affinity_list" ]; then

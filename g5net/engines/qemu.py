@@ -1,10 +1,11 @@
 """QEMU engine: the fast functional check, one TCG guest per host.
 
 Two guests are joined back to back by QEMU's `socket` netdev over loopback
-TCP (one listens, the other connects), each with an e1000 NIC: the same driver
-as gem5's IGbE. QEMU models no link speed or delay; it shows that the kernel,
-image and workloads work and gives functional counts (packets, interrupts,
-context switches), not timing a study should quote.
+TCP (one listens, the other connects), each with `nic.count` e1000 NICs (the
+same driver as gem5's IGbE), NIC i of both joined by a socket pair of its own.
+QEMU models no link speed or delay; it shows that the kernel, image and
+workloads work and gives functional counts (packets, interrupts, context
+switches), not timing a study should quote.
 """
 
 from __future__ import annotations
@@ -38,19 +39,33 @@ def kernel_cmdline(spec: Spec, host: Host, engine: str) -> str:
     args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
             "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
             f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
+    if host.nic.count > 1:
+        args.append(f"g5net.nics={host.nic.count}")
     if host.sysctl:
         args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
     return " ".join(args)
 
 
-def mac(index: int) -> str:
-    return f"52:54:00:00:00:{index + 1:02x}"
+def mac(index: int, nic: int = 0) -> str:
+    """Host `index`'s NIC `nic`: unique per host and NIC, NIC 0's as it always was."""
+    return f"52:54:00:00:{nic:02x}:{index + 1:02x}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    # All held open at once, so that the kernel hands out n different ports.
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _netdevs(ports: list[int], mode: str) -> list[str]:
+    """One `socket` netdev per NIC, `mode` listen or connect; NIC i's is n<i>."""
+    return [f"socket,id=n{nic},{mode}=127.0.0.1:{port}" for nic, port in enumerate(ports)]
 
 
 def _listening(port: int) -> bool:
@@ -71,6 +86,19 @@ def _job_disk(script: str, path: Path) -> None:
     path.write_bytes(data)
 
 
+def check_spec(spec: Spec) -> None:
+    """What the spec allows but this engine cannot build; errors name the key."""
+    if len(spec.hosts) != 2:
+        raise EngineError(f"hosts: the qemu engine links exactly two hosts back to back "
+                          f"(spec has {len(spec.hosts)}); use engine = \"gem5\" for switched topologies")
+    first, second = spec.hosts
+    if first.nic.count != second.nic.count:
+        raise EngineError(f"hosts.{second.name}.nic.count: the qemu engine links NIC i of one host "
+                          f"to NIC i of the other, so both need the same count "
+                          f"(hosts.{first.name}.nic.count = {first.nic.count}, "
+                          f"hosts.{second.name}.nic.count = {second.nic.count})")
+
+
 class QemuEngine(Engine):
     name = "qemu"
 
@@ -85,30 +113,27 @@ class QemuEngine(Engine):
         return EngineInfo(self.name, Path(found), version, file_digest(Path(found)))
 
     def _command(self, spec: Spec, art: Artifacts, host: Host, index: int,
-                 job_disk: Path, netdev: str) -> list[str]:
+                 job_disk: Path, netdevs: list[str]) -> list[str]:
         kern = art.kernels[host.kernel]
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot", "-nodefaults",
                "-kernel", str(kern.bzimage), "-append", kernel_cmdline(spec, host, self.name),
                "-drive", f"file={art.image.path},format=raw,if=ide,index=0,snapshot=on",
-               "-drive", f"file={job_disk},format=raw,if=ide,index=1",
-               "-netdev", netdev, "-device", f"e1000,netdev=n0,mac={mac(index)}"]
+               "-drive", f"file={job_disk},format=raw,if=ide,index=1"]
+        # Devices take PCI slots in command-line order and the guest names
+        # NICs in slot order, so NIC i is the guest's eth<i>.
+        for nic, netdev in enumerate(netdevs):
+            cmd += ["-netdev", netdev, "-device", f"e1000,netdev=n{nic},mac={mac(index, nic)}"]
         if spec.experiment.icount:
             # Virtual time advances with instructions, not with the host's clock.
             cmd += ["-icount", "shift=0,sleep=off"]
         return cmd
 
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
-        if len(spec.hosts) != 2:
-            raise EngineError(f"hosts: the qemu engine links exactly two hosts back to back "
-                              f"(spec has {len(spec.hosts)}); use engine = \"gem5\" for switched topologies")
-        for h in spec.hosts:
-            if h.nic.count != 1:
-                raise EngineError(f"hosts.{h.name}.nic.count: the qemu engine gives each host one NIC "
-                                  f"(got {h.nic.count}); use engine = \"gem5\" for multi-NIC hosts")
-        port = _free_port()
-        netdevs = [f"socket,id=n0,listen=127.0.0.1:{port}", f"socket,id=n0,connect=127.0.0.1:{port}"]
+        check_spec(spec)
+        ports = _free_ports(spec.hosts[0].nic.count)
+        netdevs = [_netdevs(ports, "listen"), _netdevs(ports, "connect")]
         with tempfile.TemporaryDirectory(prefix="g5net-qemu-") as scratch:
             procs: dict[str, subprocess.Popen] = {}
             logs = []
@@ -127,7 +152,8 @@ class QemuEngine(Engine):
                     procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
                                                         stdin=subprocess.DEVNULL)
                     if i == 0:
-                        self._await_listener(procs[host.name], port, rd, host.name)
+                        for port in ports:
+                            self._await_listener(procs[host.name], port, rd, host.name)
                 return self._watch(spec, procs, rd, start, progress)
             finally:
                 for p in procs.values():

@@ -44,7 +44,25 @@ def _run_time_s(w: Workload) -> float:
     return w.duration_s if w.bytes == 0 else 0.0
 
 
-def _iperf(spec: Spec, host: Host, w: Workload) -> list[str]:
+def item(name: str, nic: int) -> str:
+    """The result item name of NIC `nic`'s instance of a workload or setup step.
+    NIC 0's is the plain name, so single-NIC jobs and results read as they always have."""
+    return name if nic == 0 else f"{name}.nic{nic}"
+
+
+def nics(host: Host, w: Workload) -> int:
+    """Instances of `w` a host runs at once: the streams load every NIC, one
+    instance per NIC; NetPIPE measures one link's latency, over NIC 0."""
+    return 1 if w.kind == "netpipe" else host.nic.count
+
+
+def _bind(host: Host, nic: int) -> list:
+    # Servers of one workload share its port, so with several NICs each binds
+    # its own NIC's address; a lone server listens on every address, as it always has.
+    return ["-B", host.nic_ip(nic)] if host.nic.count > 1 else []
+
+
+def _iperf(spec: Spec, host: Host, w: Workload, nic: int) -> str:
     p = port(spec, w)
     common = ["-p", p, "-l", w.msg_bytes, "-y", "C"]
     if w.window_bytes:
@@ -53,62 +71,77 @@ def _iperf(spec: Spec, host: Host, w: Workload) -> list[str]:
         common.append("-u")
     if host.role == "server":
         limit = int(_run_time_s(w) + SERVER_GRACE_S)
-        cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + common
+        cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + _bind(host, nic) + common
         pin = _cpus(w.server_cpus)
     else:
         amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
-        cmd = ["iperf", "-c", spec.host(host.peer).ip, "-P", w.streams,
+        cmd = ["iperf", "-c", spec.host(host.peer).nic_ip(nic), "-P", w.streams,
                "--connect-retries", CLIENT_RETRY_S * IPERF_RETRIES_PER_S] + amount + common
         if w.protocol == "udp":
             cmd += ["-b", f"{w.udp_mbps}M"]
         pin = _cpus(w.client_cpus)
-    return [f"g5_capture {w.name} g5_pin {shlex.quote(pin)} {_q(cmd)}"]
+    return f"g5_capture {item(w.name, nic)} g5_pin {shlex.quote(pin)} {_q(cmd)}"
 
 
-def _iperf3(spec: Spec, host: Host, w: Workload) -> list[str]:
+def _iperf3(spec: Spec, host: Host, w: Workload, nic: int) -> str:
     p = port(spec, w)
+    name = item(w.name, nic)
     if host.role == "server":
         limit = int(_run_time_s(w) + SERVER_GRACE_S)
-        cmd = ["timeout", limit, "iperf3", "-s", "-1", "-p", p, "-J"]
-        return [f"g5_capture {w.name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"]
+        cmd = ["timeout", limit, "iperf3", "-s", "-1", "-p", p, "-J"] + _bind(host, nic)
+        return f"g5_capture {name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"
     amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
-    cmd = ["iperf3", "-c", spec.host(host.peer).ip, "-p", p, "-J", "-l", w.msg_bytes,
+    cmd = ["iperf3", "-c", spec.host(host.peer).nic_ip(nic), "-p", p, "-J", "-l", w.msg_bytes,
            "-P", w.streams] + amount
     if w.window_bytes:
         cmd += ["-w", w.window_bytes]
     if w.protocol == "udp":
         cmd += ["-u", "-b", f"{w.udp_mbps}M"]
     pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
-    return [f"g5_capture {w.name} g5_retry {CLIENT_RETRY_S} {pinned}"]
+    # With -J, iperf3 exits 0 even when its server is not listening yet.
+    return f"g5_capture {name} g5_retry {CLIENT_RETRY_S} g5_json_ok {pinned}"
 
 
-def _netpipe(spec: Spec, host: Host, w: Workload) -> list[str]:
+def _netpipe(spec: Spec, host: Host, w: Workload, nic: int) -> str:
     p = port(spec, w)
+    name = item(w.name, nic)
     repeats = w.repeats or NETPIPE_DEFAULT_REPEATS
     sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", repeats, "-P", p]
     if w.window_bytes:
         sizes += ["-b", w.window_bytes]
     if host.role == "server":
         cmd = ["timeout", SERVER_GRACE_S * 2, "NPtcp"] + sizes
-        return [f"g5_capture {w.name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"]
+        return f"g5_capture {name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"
     # The transmitter writes the table; results.py reads it from <name>.np.
-    cmd = ["NPtcp", "-h", spec.host(host.peer).ip, "-o", f"{GUEST_OUT}/{w.name}.np"] + sizes
+    cmd = ["NPtcp", "-h", spec.host(host.peer).nic_ip(nic), "-o", f"{GUEST_OUT}/{name}.np"] + sizes
     pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
-    return [f"g5_capture {w.name} g5_retry {CLIENT_RETRY_S} {pinned}"]
+    return f"g5_capture {name} g5_retry {CLIENT_RETRY_S} {pinned}"
 
 
 _KINDS = {"iperf": _iperf, "iperf3": _iperf3, "netpipe": _netpipe}
 
 
+def _instances(spec: Spec, host: Host, w: Workload) -> list[str]:
+    lines = [_KINDS[w.kind](spec, host, w, nic) for nic in range(nics(host, w))]
+    if len(lines) == 1:
+        return lines
+    # Every NIC's instance at once, and the region ends when the last one does.
+    return [f"{line} &" for line in lines] + ["wait"]
+
+
 def _nic_setup(host: Host) -> list[str]:
+    feats = []
+    for feat, on in sorted(host.nic.offloads.items()):
+        feats += [feat, "on" if on else "off"]
+    cpus = shlex.quote(_cpus(host.nic.irq_cpus))
     lines = []
-    if host.nic.offloads:
-        feats = []
-        for feat, on in sorted(host.nic.offloads.items()):
-            feats += [feat, "on" if on else "off"]
-        lines.append(f"g5_capture nic-offloads ethtool -K eth0 {_q(feats)}")
-    if host.nic.irq_cpus:
-        lines.append(f"g5_irq_affinity {shlex.quote(_cpus(host.nic.irq_cpus))}")
+    for nic in range(host.nic.count):
+        dev = f"eth{nic}"
+        if feats:
+            lines.append(f"g5_capture {item('nic-offloads', nic)} ethtool -K {dev} {_q(feats)}")
+        if host.nic.irq_cpus:
+            # g5_irq_affinity's device defaults to eth0.
+            lines.append(f"g5_irq_affinity {cpus}" + (f" {dev}" if nic else ""))
     return lines
 
 
@@ -133,7 +166,7 @@ def render(spec: Spec, host: Host) -> str:
         lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile:
             lines.append("g5_profile_start")
-        lines += _KINDS[w.kind](spec, host, w)
+        lines += _instances(spec, host, w)
         if w.profile:
             lines.append(f"g5_profile_stop {w.name}")
         lines.append(f"g5_roi_end {w.name}{stats}")

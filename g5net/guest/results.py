@@ -3,6 +3,10 @@
 The guest reports raw files (workloads/README.md); everything is parsed here,
 where it can be tested: iperf CSV, iperf3 JSON, NetPIPE tables and `/proc`
 snapshots taken around each region of interest.
+
+A stream workload on a host with several NICs ran one instance per NIC: its
+entry holds the host's figures (throughput and bytes summed over NICs) and
+`per_nic`, one entry per NIC with that instance's own figures.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from ..errors import GuestError
 from ..spec import Host, Spec, Workload
+from . import job
 
 BEGIN = "<<<G5NET-RESULTS-BEGIN>>>"
 END = "<<<G5NET-RESULTS-END>>>"
@@ -237,26 +242,73 @@ def parse_netpipe(text: str) -> dict[str, Any]:
     }
 
 
+# Figures that add up over a host's NICs; the others (duration, jitter, loss %)
+# are the worst NIC's.
+_ADDITIVE = ("bytes", "throughput_mbps", "streams", "lost", "datagrams", "cpu_host_pct")
+
+
+def _rc(items: dict[str, str], name: str) -> int:
+    return int(items.get(f"{name}.rc", "-1").strip() or -1)
+
+
+def _measure(items: dict[str, str], host: Host, w: Workload, name: str) -> dict[str, Any]:
+    """What one instance of `w` (result items `name.*`) measured; GuestError if nothing."""
+    rc = _rc(items, name)
+    if rc != 0:
+        raise GuestError(f"exit status {rc}: {items.get(f'{name}.err', '').strip()[-300:]}")
+    stdout = items.get(f"{name}.out", "")
+    if w.kind == "iperf":
+        return parse_iperf_csv(stdout)
+    if w.kind == "iperf3":
+        return parse_iperf3_json(stdout)
+    # Only NetPIPE's transmitter writes the table; the receiver just echoes.
+    return parse_netpipe(items.get(f"{name}.np", "")) if host.role == "client" else {}
+
+
+def _failure(items: dict[str, str], name: str, e: GuestError) -> dict[str, Any]:
+    out = {"error": str(e)}
+    err = items.get(f"{name}.err", "").strip()
+    if err and err[-300:] not in out["error"]:
+        out["stderr_tail"] = err[-300:]
+    return out
+
+
+def _instance(items: dict[str, str], host: Host, w: Workload, name: str) -> dict[str, Any]:
+    try:
+        return _measure(items, host, w, name)
+    except GuestError as e:
+        return _failure(items, name, e)
+
+
+def _combine(per_nic: list[dict[str, Any]]) -> dict[str, Any]:
+    """A workload run on several NICs at once: the host's totals and each NIC's figures."""
+    failed = [f"NIC {p['nic']}: {p['error']}" for p in per_nic if "error" in p]
+    if failed:
+        return {"error": "; ".join(failed), "per_nic": per_nic}
+    out: dict[str, Any] = {}
+    for k in per_nic[0]:
+        if k not in ("nic", "rc"):
+            values = [p[k] for p in per_nic if k in p]
+            out[k] = sum(values) if k in _ADDITIVE else max(values)
+    out["per_nic"] = per_nic
+    return out
+
+
 def _workload(items: dict[str, str], host: Host, w: Workload) -> dict[str, Any]:
-    rc = int(items.get(f"{w.name}.rc", "-1").strip() or -1)
-    out: dict[str, Any] = {"kind": w.kind, "rc": rc}
+    names = [job.item(w.name, nic) for nic in range(job.nics(host, w))]
+    rcs = [_rc(items, name) for name in names]
+    out: dict[str, Any] = {"kind": w.kind, "rc": next((rc for rc in rcs if rc), 0)}
     try:
         out["roi"] = roi_deltas(items, w.name)
-        if rc != 0:
-            raise GuestError(f"exit status {rc}: {items.get(f'{w.name}.err', '').strip()[-300:]}")
-        stdout = items.get(f"{w.name}.out", "")
-        if w.kind == "iperf":
-            out.update(parse_iperf_csv(stdout))
-        elif w.kind == "iperf3":
-            out.update(parse_iperf3_json(stdout))
-        elif host.role == "client":
-            # Only NetPIPE's transmitter writes the table; the receiver just echoes.
-            out.update(parse_netpipe(items.get(f"{w.name}.np", "")))
     except GuestError as e:
-        out["error"] = str(e)
-        err = items.get(f"{w.name}.err", "").strip()
-        if err and err[-300:] not in out["error"]:
-            out["stderr_tail"] = err[-300:]
+        out.update(_failure(items, w.name, e))
+    else:
+        found = [_instance(items, host, w, name) for name in names]
+        if len(found) == 1:
+            out.update(found[0])
+        else:
+            out.update(_combine([{"nic": nic, "rc": rc, **f}
+                                 for nic, (rc, f) in enumerate(zip(rcs, found))]))
     if w.profile:
         out["profile"] = {k: v for k, v in items.items() if k.startswith(f"{w.name}.prof")}
     return out

@@ -1,0 +1,39 @@
+"""The QEMU engine's command lines and limits, without booting anything."""
+
+import pytest
+
+from g5net import spec as specmod
+from g5net.engines import qemu
+from g5net.errors import EngineError
+
+
+def with_nics(text: str, count: int) -> specmod.Spec:
+    return specmod.loads(text.replace("mtu = 1500", f"mtu = 1500\ncount = {count}"))
+
+
+def test_cmdline_names_the_nic_count_only_when_there_are_several(quickstart_text):
+    one = specmod.loads(quickstart_text)
+    assert "g5net.nics" not in qemu.kernel_cmdline(one, one.host("client"), "qemu")
+    two = with_nics(quickstart_text, 2)
+    line = qemu.kernel_cmdline(two, two.host("client"), "qemu")
+    assert "g5net.ip=10.0.0.2/24" in line.split() and "g5net.nics=2" in line.split()
+
+
+def test_macs_differ_per_host_and_nic_and_nic0_keeps_its_own():
+    assert (qemu.mac(0), qemu.mac(1)) == ("52:54:00:00:00:01", "52:54:00:00:00:02")
+    macs = {qemu.mac(host, nic) for host in range(2) for nic in range(6)}
+    assert len(macs) == 12
+
+
+def test_both_hosts_need_the_same_nic_count(quickstart_text):
+    qemu.check_spec(with_nics(quickstart_text, 6))
+    mixed = quickstart_text.replace('role = "client"', 'role = "client"\nnic.count = 2')
+    with pytest.raises(EngineError, match=r"^hosts.client.nic.count: .*same count "
+                                          r"\(hosts.server.nic.count = 1, hosts.client.nic.count = 2\)"):
+        qemu.check_spec(specmod.loads(mixed))
+
+
+def test_more_than_two_hosts_is_still_gem5s(quickstart_text):
+    three = quickstart_text + '[hosts.client2]\nrole = "client"\n'
+    with pytest.raises(EngineError, match=r"^hosts: the qemu engine links exactly two hosts"):
+        qemu.check_spec(specmod.loads(three))
