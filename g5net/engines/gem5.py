@@ -92,11 +92,6 @@ done
 # rate instead of timing it against the PIT, trusts it without the clocksource
 # watchdog and cross-CPU sync test, and skips the timer-interrupt test loop.
 GEM5_KERNEL_ARGS = ("tsc=reliable", "no_timer_check")
-# gem5's IGbE writes a received frame into one descriptor's buffer (it asserts
-# so: src/dev/net/i8254xGBe.cc, RXDT_LEGACY), while Linux's e1000 gives jumbo
-# frames 4096-byte buffers to chain (e1000_change_mtu): frames must fit the
-# 2048-byte buffer it uses up to a 2048-byte frame (MTU + 14 + 4 for FCS).
-MAX_MTU = 2030
 # e1000 module parameter bounds (Documentation/networking/device_drivers/ethernet/intel/e1000.rst).
 E1000_ITR_RANGE = (100, 100000)
 
@@ -233,18 +228,18 @@ def gem5_cmdline(spec: Spec, host: Host, hz: int | None = None) -> str:
 
     gem5's IGbE has no interrupt-delay parameter: the e1000 driver programs the
     NIC's interrupt throttle register, so `nic.intr_delay_ns` becomes the
-    driver's InterruptThrottleRate (interrupts per second; 0 turns throttling off).
+    driver's InterruptThrottleRate (interrupts per second; 0 turns throttling off),
+    given once per NIC: the driver reads one value per adapter, and adapters
+    without one throttle dynamically.
     """
     args = [kernel_cmdline(spec, host, "gem5"), *GEM5_KERNEL_ARGS,
             f"tsc_early_khz={round(host.cpu.clock_ghz * 1e6)}"]
     if hz:
         args.append(f"lapic_timer_period={round(host.cpu.clock_ghz * 1e9 / 16 / hz)}")
     delay = host.nic.intr_delay_ns
-    if delay:
-        lo, hi = E1000_ITR_RANGE
-        args.append(f"e1000.InterruptThrottleRate={min(hi, max(lo, round(1e9 / delay)))}")
-    else:
-        args.append("e1000.InterruptThrottleRate=0")
+    lo, hi = E1000_ITR_RANGE
+    rate = min(hi, max(lo, round(1e9 / delay))) if delay else 0
+    args.append("e1000.InterruptThrottleRate=" + ",".join([str(rate)] * host.nic.count))
     return " ".join(args)
 
 
@@ -260,10 +255,6 @@ def check_spec(spec: Spec) -> None:
         if h.memory_mb > MAX_MEMORY_MB:
             raise Gem5Error(f"{key}.memory_mb: {h.memory_mb} exceeds the {MAX_MEMORY_MB} MiB "
                             f"that gem5's X86Board maps below its I/O hole")
-        if h.nic.mtu > MAX_MTU:
-            raise Gem5Error(f"{key}.nic.mtu: {h.nic.mtu} needs jumbo frames spanning several "
-                            f"receive descriptors, which gem5's IGbE does not implement "
-                            f"(at most {MAX_MTU} under gem5; use engine = \"qemu\" for larger)")
         if h.nic.dca and not (h.caches.l3_kib or (h.caches.l2_kib and h.caches.l2_shared)):
             raise Gem5Error(f"{key}.nic.dca: direct cache access needs a shared last-level cache "
                             f"(caches.l2_shared = true with l2_kib > 0, or caches.l3_kib > 0)")
