@@ -15,23 +15,13 @@ from pathlib import Path
 import pytest
 
 from g5net import run, spec as specmod, system
-from g5net.engines.gem5 import Gem5Engine, Gem5Error, board_names
+from g5net.engines.gem5 import board_names
 from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def gem5_engine() -> Gem5Engine:
-    engine = Gem5Engine()
-    try:
-        engine.info()
-    except Gem5Error as e:
-        pytest.skip(f"no gem5: {e}")
-    return engine
 
 
 @pytest.fixture(scope="module")

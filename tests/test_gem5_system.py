@@ -14,21 +14,11 @@ from pathlib import Path
 import pytest
 
 from g5net import run, spec as specmod, system
-from g5net.engines.gem5 import Gem5Engine, Gem5Error, board_names
+from g5net.engines.gem5 import Gem5Engine, board_names
 
 pytestmark = pytest.mark.gem5
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def engine() -> Gem5Engine:
-    e = Gem5Engine()
-    try:
-        e.info()
-    except Gem5Error as err:
-        pytest.skip(f"no gem5: {err}")
-    return e
 
 
 def quickstart(**nic: object) -> specmod.Spec:
@@ -45,9 +35,9 @@ def build(engine: Gem5Engine, spec: specmod.Spec, out: Path):
 
 
 @pytest.fixture(scope="module")
-def placements(engine, tmp_path_factory):
+def placements(gem5_engine, tmp_path_factory):
     out = tmp_path_factory.mktemp("placements")
-    return {name: build(engine, quickstart(**nic), out / name)
+    return {name: build(gem5_engine, quickstart(**nic), out / name)
             for name, nic in {"pcie": {"attach": "pcie"},
                               "integrated": {"attach": "integrated"},
                               "dca": {"attach": "integrated", "dca": True}}.items()}
@@ -88,12 +78,12 @@ def test_placements_differ_only_in_the_nic_paths(placements):
         assert expected, f"{section} {key}: {pcie[section].get(key)} | {integrated[section].get(key)}"
 
 
-def test_niagara2_preset_has_niagara2s_shape(engine, tmp_path):
+def test_niagara2_preset_has_niagara2s_shape(gem5_engine, tmp_path):
     d = quickstart().to_dict()
     for h in d["hosts"].values():
         h["cpu"] = {"preset": "niagara2", "model": "timing"}
         h.pop("caches")
-    _, summary = build(engine, specmod.from_dict(d), tmp_path)
+    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
     host = summary["server"]
     assert host["cpus"] == 64 and host["clock_ghz"] == pytest.approx(1.2, abs=0.001)
     caches = {c["object"].rstrip("0123456789"): [] for c in host["caches"]}
@@ -108,7 +98,7 @@ def test_niagara2_preset_has_niagara2s_shape(engine, tmp_path):
     assert (l2["size_bytes"], l2["assoc"]) == (4 << 20, 16)
 
 
-def test_system_command_prints_json_and_says_so_without_gem5(engine, tmp_path):
+def test_system_command_prints_json_and_says_so_without_gem5(gem5_engine, tmp_path):
     cmd = [sys.executable, "-m", "g5net.cli", "system", str(REPO / "examples" / "quickstart-gem5.toml"),
            "--json", "--out", str(tmp_path)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
