@@ -38,8 +38,17 @@ $(BIN)/.installed: pyproject.toml
 artifacts: deps
 	$(G5NET) artifacts build
 
+# The best engine present; gem5 runs the quickstart sized for it (a detailed
+# CPU takes host minutes per simulated second): ~10 minutes the first time
+# (the boot checkpoint), ~5 after.
 demo: artifacts
-	$(G5NET) run examples/quickstart.toml --engine auto --out results
+	@if $(G5NET) doctor --json | $(BIN)/python -c 'import json, sys; sys.exit(not json.load(sys.stdin)["gem5"]["ok"])'; then \
+	  echo "gem5 found: examples/quickstart-gem5.toml"; \
+	  $(G5NET) run examples/quickstart-gem5.toml --out results; \
+	else \
+	  echo "no usable gem5 (g5net doctor says why): examples/quickstart.toml on QEMU"; \
+	  $(G5NET) run examples/quickstart.toml --engine qemu --out results; \
+	fi
 
 test: artifacts
 	$(BIN)/pytest -rs
