@@ -179,6 +179,9 @@ class Spec:
     def servers(self) -> tuple[Host, ...]:
         return tuple(h for h in self.hosts if h.role == "server")
 
+    def clients_of(self, server: Host) -> tuple[Host, ...]:
+        return tuple(h for h in self.hosts if h.role == "client" and h.peer == server.name)
+
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["schema"] = SCHEMA_VERSION

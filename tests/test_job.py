@@ -81,3 +81,14 @@ def test_options_reach_the_command_line(quickstart_text):
 def test_ports_differ_per_workload(quickstart_text):
     s = spec.loads(quickstart_text)
     assert [job.port(s, w) for w in s.workloads] == [5001, 5002]
+
+
+def test_fan_in_server_serves_every_stream_of_every_client(quickstart_text):
+    # Two clients of one server (gem5 joins three hosts through a switch).
+    three = quickstart_text.replace('[hosts.client]\nrole = "client"',
+                                    '[hosts.client]\nrole = "client"\n[hosts.client2]\nrole = "client"')
+    s = spec.loads(three.replace('kind = "iperf"', 'kind = "iperf"\nstreams = 3', 1))
+    assert [h.name for h in s.clients_of(s.host("server"))] == ["client", "client2"]
+    server = job.render(s, s.host("server"))
+    assert "iperf -s -P 6 " in server
+    assert "iperf -c 10.0.0.1 -P 3 " in job.render(s, s.host("client2"))

@@ -71,7 +71,10 @@ def _iperf(spec: Spec, host: Host, w: Workload, nic: int) -> str:
         common.append("-u")
     if host.role == "server":
         limit = int(_run_time_s(w) + SERVER_GRACE_S)
-        cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + _bind(host, nic) + common
+        # iperf 2 serves -P connections, then reports their sum and exits: every
+        # stream of every client of this server (fan-in through a switch).
+        total = w.streams * len(spec.clients_of(host))
+        cmd = ["timeout", limit, "iperf", "-s", "-P", total] + _bind(host, nic) + common
         pin = _cpus(w.server_cpus)
     else:
         amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
