@@ -1,36 +1,69 @@
-"""A real gem5 run, kept as fixtures (tests/fixtures/gem5-quickstart/): two
-hosts booted on the atomic CPU into a checkpoint, restored, the stream and
-latency workloads measured (examples/quickstart-gem5.toml with cpu.model =
-"atomic"), gem5 v24.0.0.1. The consoles hold both phases; the stats file is the
-stream's region of interest (the first dump)."""
+"""A real gem5 run, kept as fixtures (tests/fixtures/gem5-quickstart/, made by
+scripts/gem5_fixtures.py): examples/quickstart-gem5.toml, both hosts booted on
+the atomic CPU into a checkpoint, restored on the timing CPU with caches, the
+stream and latency workloads measured. provenance.json names the gem5 version.
+The consoles hold both phases; stats.txt holds one dump per workload (the
+client brackets each region) and gem5's own at exit."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from g5net import spec as specmod
-from g5net.engines.gem5 import STUB_MARK
+from g5net import spec as specmod, system
+from g5net.engines.gem5 import STUB_MARK, board_names, configs_digest
 from g5net.guest import results
 from g5net.stats import iter_dumps
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
+SPEC = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
+
+
+def test_fixtures_were_made_by_these_configs():
+    provenance = json.loads((FIXTURE / "provenance.json").read_text())
+    assert provenance["gem5_version"].startswith("24.")
+    assert provenance["configs_digest"] == configs_digest(), \
+        "configs/ changed since the fixtures were made: run scripts/gem5_fixtures.py"
+
+
+def test_run_record_says_done_on_gem5():
+    record = json.loads((FIXTURE / "run.json").read_text())
+    assert record["status"] == "done" and record["engine"]["name"] == "gem5"
+    assert record["spec"] == json.loads((FIXTURE / "spec.json").read_text())
 
 
 def test_consoles_hold_the_boot_and_the_measurement_and_parse_to_the_results():
-    spec = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
     expected = json.loads((FIXTURE / "results.json").read_text())
-    for host in spec.hosts:
+    for host in SPEC.hosts:
         console = (FIXTURE / f"console-{host.name}.log").read_text()
         assert console.index(f"G5NET-BOOTED host={host.name}") < console.index(results.BEGIN)
         assert STUB_MARK not in console  # the stub runs, it is not printed
-        assert results.host_results(console, spec, host) == expected[host.name]
+        assert results.host_results(console, SPEC, host) == expected[host.name]
     assert expected["client"]["workloads"]["stream"]["throughput_mbps"] > 0
     assert expected["client"]["workloads"]["latency"]["latency_us"] > 0
 
 
+def test_one_dump_per_workload_then_gem5s_at_exit():
+    dumps = list(iter_dumps(FIXTURE / "stats.txt"))
+    assert len(dumps) == len(SPEC.workloads) + 1
+
+
 def test_stream_roi_dump_has_both_nics_counting():
-    (dump,) = list(iter_dumps(FIXTURE / "stats-stream-roi.txt"))
+    stream = next(iter_dumps(FIXTURE / "stats.txt"))
+    payload = next(w for w in SPEC.workloads if w.name == "stream").bytes
     for host, direction in (("client", "tx"), ("server", "rx")):
-        assert dump.value(f"{host}.ethernet.EtherDevice.{direction}Packets") > 2000
-        assert dump.value(f"{host}.ethernet.EtherDevice.{direction}Bytes") > 4_000_000
+        assert stream.value(f"{host}.ethernet.EtherDevice.{direction}Packets") > payload / 1500
+        assert stream.value(f"{host}.ethernet.EtherDevice.{direction}Bytes") > payload
+
+
+def test_metrics_per_packet_from_the_stream_dump():
+    client = json.loads((FIXTURE / "metrics.json").read_text())["hosts"]["client"]["stream"]
+    assert client["nic_tx_pkts"] > 0 and client["l1d_misses_per_pkt"] > 0
+
+
+def test_config_ini_puts_the_nic_on_pcie():
+    ini = system.read(FIXTURE / "config.ini")
+    summary = system.summarise(ini, board_names(SPEC))
+    assert [p["object"] for p in summary["client"]["nics"][0]["dma_path"]] == \
+        ["pcie_links.upstream", "iobus"]
+    assert summary["client"]["cpu_types"] == ["BaseTimingSimpleCPU"]
