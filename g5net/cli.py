@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from . import __version__
@@ -35,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps
+    # it ignored: `kill -INT` must still stop a backgrounded run or sweep cleanly.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return args.func(args) or 0
     except G5netError as e:
