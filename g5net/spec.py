@@ -359,8 +359,8 @@ def _check_combinations(spec: Spec) -> None:
             ip = h.nic_ip(nic)
             if ip in seen_ips:
                 other, other_nic = seen_ips[ip]
-                raise SpecError(f"{key}.ip: {_nic_label(ip, nic)} is already used by "
-                                f"hosts.{other}{f' (NIC {other_nic})' if other_nic else ''}")
+                raise SpecError(f"{key}.ip: {ip}{_nic_label(nic)} is already used by "
+                                f"hosts.{other}{_nic_label(other_nic)}")
             seen_ips[ip] = (h.name, nic)
         if h.role == "client":
             if not h.peer:
@@ -414,8 +414,8 @@ def _check_nic_ips(h: Host) -> None:
                         f"(lower the ip's third number to at most {256 - h.nic.count})")
 
 
-def _nic_label(ip: str, nic: int) -> str:
-    return ip if nic == 0 else f"{ip} (NIC {nic})"
+def _nic_label(nic: int) -> str:
+    return f" (NIC {nic})" if nic else ""
 
 
 def _check_cpu_list(key: str, cpus: list, count: int, host: str = "") -> None:

@@ -1,4 +1,8 @@
+import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -22,3 +26,16 @@ def gem5_engine() -> Gem5Engine:
     except Gem5Error as e:
         pytest.skip(f"no gem5: {e}")
     return engine
+
+
+def _cli_run(spec: Path, store: Path) -> tuple[int, dict]:
+    proc = subprocess.run([sys.executable, "-m", "g5net.cli", "run", str(spec), "--out", str(store),
+                           "--json", "-q"], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def cli_run() -> Callable[[Path, Path], tuple[int, dict]]:
+    """`g5net run SPEC --out STORE --json -q` as a user runs it: (exit status, its JSON summary)."""
+    return _cli_run

@@ -7,13 +7,10 @@ two cores."""
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
 SPEC = """
 [experiment]
 name = "jumbo-{mtu}"
@@ -46,16 +43,13 @@ if not shutil.which("qemu-system-x86_64"):
 
 
 @pytest.mark.parametrize("mtu", [9000, 8160, 16000])
-def test_jumbo_frames_reach_the_receiver(tmp_path, mtu):
+def test_jumbo_frames_reach_the_receiver(tmp_path, mtu, cli_run):
     spec = tmp_path / "jumbo.toml"
     spec.write_text(SPEC.format(mtu=mtu))
-    proc = subprocess.run([sys.executable, "-m", "g5net.cli", "run", str(spec),
-                           "--out", str(tmp_path / "store"), "--json", "-q"],
-                          cwd=REPO, capture_output=True, text=True, timeout=900)
-    assert proc.stdout, proc.stderr
-    rd = Path(json.loads(proc.stdout)["run_dir"])
+    rc, summary = cli_run(spec, tmp_path / "store")
+    rd = Path(summary["run_dir"])
     record = json.loads((rd / "run.json").read_text())
-    assert proc.returncode == 0, record.get("failure")
+    assert rc == 0, record.get("failure")
     results = json.loads((rd / "results.json").read_text())
 
     stream = results["server"]["workloads"]["stream"]

@@ -4,13 +4,10 @@ two cores)."""
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
 SPEC = """
 [experiment]
 name = "multinic"
@@ -49,15 +46,12 @@ if not shutil.which("qemu-system-x86_64"):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, cli_run):
     """(run.json, results.json, run directory) of one two-NIC run."""
     tmp = tmp_path_factory.mktemp("multinic")
     (tmp / "multinic.toml").write_text(SPEC)
-    proc = subprocess.run([sys.executable, "-m", "g5net.cli", "run", str(tmp / "multinic.toml"),
-                           "--out", str(tmp / "store"), "--json", "-q"],
-                          cwd=REPO, capture_output=True, text=True, timeout=900)
-    assert proc.stdout, proc.stderr
-    rd = Path(json.loads(proc.stdout)["run_dir"])
+    _, summary = cli_run(tmp / "multinic.toml", tmp / "store")
+    rd = Path(summary["run_dir"])
     record = json.loads((rd / "run.json").read_text())
     results = json.loads((rd / "results.json").read_text())
     for host in ("server", "client"):

@@ -7,7 +7,6 @@ minute on two cores. Failure paths boot real guests too.
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,14 +26,9 @@ if not shutil.which("qemu-system-x86_64"):
 
 
 @pytest.fixture(scope="module")
-def quickstart(tmp_path_factory):
+def quickstart(tmp_path_factory, cli_run):
     """(exit status, parsed --json output) of one real quickstart run."""
-    out = tmp_path_factory.mktemp("store")
-    proc = subprocess.run([sys.executable, "-m", "g5net.cli", "run", str(QUICKSTART),
-                           "--out", str(out), "--json", "-q"],
-                          cwd=REPO, capture_output=True, text=True, timeout=900)
-    assert proc.stdout, proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+    return cli_run(QUICKSTART, tmp_path_factory.mktemp("store"))
 
 
 def test_quickstart_is_done(quickstart):

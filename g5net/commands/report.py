@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",

@@ -243,6 +243,10 @@ def gem5_cmdline(spec: Spec, host: Host, hz: int | None = None) -> str:
     return " ".join(args)
 
 
+def _cmdline(spec: Spec, host: Host, artifacts: Artifacts) -> str:
+    return gem5_cmdline(spec, host, kernel_hz(artifacts.kernels[host.kernel]))
+
+
 def check_spec(spec: Spec) -> None:
     """What the spec allows but this engine cannot build; errors name the key."""
     counts = {h.nic.count for h in spec.hosts}
@@ -299,8 +303,7 @@ def boot_state(spec: Spec, artifacts: Artifacts, build_digest: str, configs: str
                       "kernel": h.kernel, "kernel_digest": artifacts.kernels[h.kernel].digest,
                       "cores": h.cpu.cores, "threads_per_core": h.cpu.threads_per_core,
                       "clock_ghz": h.cpu.clock_ghz, "boot_model": h.cpu.boot_model,
-                      "nics": h.nic.count,
-                      "cmdline": gem5_cmdline(spec, h, kernel_hz(artifacts.kernels[h.kernel]))})
+                      "nics": h.nic.count, "cmdline": _cmdline(spec, h, artifacts)})
     return {"format": CHECKPOINT_FORMAT, "hosts": hosts, "image": artifacts.image.digest,
             "gem5": build_digest, "configs": configs}
 
@@ -331,8 +334,7 @@ def config_for(phase: str, spec: Spec, artifacts: Artifacts, readfiles: dict[str
     for h in spec.hosts:
         hosts.append({"name": h.name, "board": names[h.name],
                       "kernel": str(artifacts.kernels[h.kernel].vmlinux),
-                      "disk": str(artifacts.image.path),
-                      "cmdline": gem5_cmdline(spec, h, kernel_hz(artifacts.kernels[h.kernel])),
+                      "disk": str(artifacts.image.path), "cmdline": _cmdline(spec, h, artifacts),
                       "readfile": str(readfiles[h.name]), "macs": macs(spec, h),
                       "console_socket": console_socket(names[h.name])})
     return Gem5Config(phase=phase, spec=spec.to_dict(), hosts=hosts, checkpoint=str(checkpoint),
@@ -522,11 +524,16 @@ class Gem5Engine(Engine):
         digest = hashlib.sha256(f"{b.digest}:{configs_digest()}".encode()).hexdigest()
         return EngineInfo(self.name, b.binary, b.version, digest)
 
-    def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
+    def _usable(self, spec: Spec) -> Gem5Build:
+        """This gem5 build, once it and `spec` are known to go together."""
         build = self.build()
         if build.problems():
             raise Gem5Error(f"{build.binary}: " + "; ".join(build.problems()))
         check_spec(spec)
+        return build
+
+    def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
+        build = self._usable(spec)
         start = time.monotonic()
         deadline = start + spec.experiment.timeout_s
         state = boot_state(spec, artifacts, build.digest, configs_digest(boot=True))
@@ -550,10 +557,7 @@ class Gem5Engine(Engine):
     def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
         """Build and instantiate the measured system of `spec` without simulating
         it; gem5 writes config.ini and config.json to `outdir`. Returns config.ini."""
-        build = self.build()
-        if build.problems():
-            raise Gem5Error(f"{build.binary}: " + "; ".join(build.problems()))
-        check_spec(spec)
+        build = self._usable(spec)
         outdir.mkdir(parents=True, exist_ok=True)
         # Never read: gem5 only checks that a board's readfile exists.
         jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
