@@ -62,7 +62,8 @@ def test_one_guest_runs_its_job_and_exits(tmp_path, variant):
     start = time.monotonic()
     run = subprocess.run(qemu(k, img, cmdline("h1", "client", "10.0.0.1"), job,
                               netdev="user,id=n0"),
-                         capture_output=True, text=True, timeout=BOOT_TIMEOUT_S)
+                         stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                         timeout=BOOT_TIMEOUT_S)
     elapsed = time.monotonic() - start
     console = run.stdout
     assert run.returncode == 0, f"QEMU failed ({run.returncode}): {run.stderr}\n{console[-3000:]}"
@@ -98,20 +99,34 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         "g5_capture netpipe g5_retry 60 NPtcp -h 10.0.0.1 -u 65536 -o $G5_OUT/netpipe.np\n",
         tmp_path / "client.img")
     port = _free_port()
-    server = subprocess.Popen(
-        qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
-             netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 10
-    while f":{port:04X} 00000000:0000 0A" not in Path("/proc/net/tcp").read_text():
-        assert time.monotonic() < deadline, "the server's QEMU never listened"
-        time.sleep(0.05)
-    client = subprocess.run(
-        qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
-             netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02"),
-        capture_output=True, text=True, timeout=600)
-    server_out, _ = server.communicate(timeout=60)
-    c, s = results(client.stdout), results(server_out)
+    # The server's console goes to a file, not a pipe: nobody reads a pipe while
+    # the client runs, and a full one (a long boot log, an RCU stall report)
+    # blocks QEMU's serial output and with it the whole guest.
+    server_console = tmp_path / "server.console"
+    with open(server_console, "wb") as out:
+        server = subprocess.Popen(
+            qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
+                 netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01"),
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while f":{port:04X} 00000000:0000 0A" not in Path("/proc/net/tcp").read_text():
+            assert time.monotonic() < deadline, "the server's QEMU never listened"
+            time.sleep(0.05)
+        client = subprocess.run(
+            qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
+                 netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02"),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server did not end within 60 s of its client; its console ends:\n"
+                        + server_console.read_text(errors="replace")[-3000:])
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    c, s = results(client.stdout), results(server_console.read_text(errors="replace"))
     assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"
     assert re.search(r"\d+ [MG]bits/sec", c["items"]["iperf.out"]), c["items"]["iperf.out"]
     assert s["items"]["iperf.rc"] == "0\n" and s["items"]["iperf3.rc"] == "0\n"

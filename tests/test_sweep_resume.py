@@ -24,9 +24,12 @@ G5NET = [sys.executable, "-m", "g5net.cli"]
 POINT_TIMEOUT_S = 600
 
 
-def _sweep(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(G5NET + ["sweep", str(SPEC), "--out", str(out), "--jobs", "2", *extra],
-                            stderr=subprocess.PIPE, text=True)
+def _sweep(out: Path, log: Path) -> subprocess.Popen:
+    """The sweep runner, its progress to `log`: a pipe nobody reads while the
+    test waits would fill and stall the runner."""
+    with open(log, "w") as err:
+        return subprocess.Popen(G5NET + ["sweep", str(SPEC), "--out", str(out), "--jobs", "2"],
+                                stderr=err, stdin=subprocess.DEVNULL)
 
 
 def _wait_for(what, timeout_s: float) -> None:
@@ -51,17 +54,18 @@ def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
     sd = SweepDir(tmp_path / "quick")
 
     # Ctrl-C while the first points run: they stop and leave nothing behind.
-    proc = _sweep(sd.path)
+    log = tmp_path / "sweep.log"
+    proc = _sweep(sd.path, log)
     _wait_for(lambda: sd.plan_json.exists() and len(store.temporaries(sd.store)) == 2, POINT_TIMEOUT_S)
     assert _status(sd)["counts"].get("running") == 2
     time.sleep(5)
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=60) == 130, proc.stderr.read()
+    assert proc.wait(timeout=60) == 130, log.read_text()
     assert store.temporaries(sd.store) == []
     assert _runs(sd) == {}
 
     # kill -9 once some point is done and others are running.
-    proc = _sweep(sd.path)
+    proc = _sweep(sd.path, log)
     _wait_for(lambda: len(_runs(sd)) >= 1 and store.temporaries(sd.store), POINT_TIMEOUT_S)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -69,9 +73,8 @@ def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
     assert all(r["status"] == "done" for r in before.values()), before
 
     # Start again: only what is missing runs.
-    proc = _sweep(sd.path)
-    _, err = proc.communicate(timeout=POINT_TIMEOUT_S * 6)
-    assert proc.returncode == 0, err
+    proc = _sweep(sd.path, log)
+    assert proc.wait(timeout=POINT_TIMEOUT_S * 6) == 0, log.read_text()
     plan = planmod.read(sd)
     after = _runs(sd)
     assert sorted(after) == sorted(p.dir_name for p in plan.points)
