@@ -99,9 +99,9 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         "g5_capture netpipe g5_retry 60 NPtcp -h 10.0.0.1 -u 65536 -o $G5_OUT/netpipe.np\n",
         tmp_path / "client.img")
     port = _free_port()
-    # The server's console goes to a file, not a pipe: nobody reads a pipe while
-    # the client runs, and a full one (a long boot log, an RCU stall report)
-    # blocks QEMU's serial output and with it the whole guest.
+    # The server's console goes to a file, not a pipe that nobody reads while the
+    # client runs (a full pipe would stall the guest's serial output), so a
+    # server that outlives its client can be shown where it stands.
     server_console = tmp_path / "server.console"
     with open(server_console, "wb") as out:
         server = subprocess.Popen(
@@ -117,6 +117,9 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
             qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
                  netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02"),
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+        assert client.returncode == 0, \
+            f"client QEMU failed ({client.returncode}): {client.stderr}\n{client.stdout[-3000:]}"
+        c = results(client.stdout)
         try:
             server.wait(timeout=60)
         except subprocess.TimeoutExpired:
@@ -126,7 +129,7 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         if server.poll() is None:
             server.kill()
             server.wait()
-    c, s = results(client.stdout), results(server_console.read_text(errors="replace"))
+    s = results(server_console.read_text(errors="replace"))
     assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"
     assert re.search(r"\d+ [MG]bits/sec", c["items"]["iperf.out"]), c["items"]["iperf.out"]
     assert s["items"]["iperf.rc"] == "0\n" and s["items"]["iperf3.rc"] == "0\n"
