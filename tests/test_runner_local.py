@@ -3,6 +3,7 @@ or hangs is recorded and the pool goes on; nothing half-made is left behind."""
 
 import dataclasses
 import io
+import time
 
 import pytest
 
@@ -57,6 +58,22 @@ def test_hung_worker_is_killed_at_its_time_limit(tmp_path):
     record = store.find(sd.store, plan.points[0]).read_run()
     assert "killed" in record["failure"]["reasons"][0]
     assert store.temporaries(sd.store) == []
+
+
+@pytest.mark.slow
+def test_first_workers_start_apart(tmp_path, monkeypatch):
+    # Real points, stopped at their time limit before any of them finishes.
+    sd, plan = _sweep_dir(tmp_path, 2)
+    limit_s = local.RAMP_S + 2
+    plan = dataclasses.replace(plan, points=tuple(
+        dataclasses.replace(p, resources=dataclasses.replace(p.resources, time_s=limit_s))
+        for p in plan.points))
+    launched = []
+    launch = local._launch
+    monkeypatch.setattr(local, "_launch", lambda sd, p: launched.append(time.monotonic()) or launch(sd, p))
+    finished = _run(sd, plan, jobs=2)
+    assert {f.status for f in finished} == {"timeout"}
+    assert local.RAMP_S <= launched[1] - launched[0] < limit_s
 
 
 def test_default_jobs_respects_cores_and_memory(tmp_path, monkeypatch):

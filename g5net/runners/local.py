@@ -18,6 +18,11 @@ from .display import Display
 from .plan import PlannedPoint, SweepDir
 
 POLL_S = 0.1
+# The first workers start this far apart. Points of one sweep take about the
+# same time, so workers started together stay in step and their guests boot
+# (the CPU-bound part of a QEMU point) together every round; started apart,
+# one point boots while another runs its mostly idle network phase.
+RAMP_S = 3.0
 # A stopped worker gets this long to remove its half-made run and its guests.
 STOP_GRACE_S = 15
 LOG_TAIL_CHARS = 2000
@@ -128,10 +133,13 @@ def run(sd: SweepDir, todo: list[PlannedPoint], jobs: int, display: Display) -> 
     running: list[Worker] = []
     finished: list[Finished] = []
     counts: Counter[str] = Counter(pending=len(todo))
+    last_launch = 0.0
     try:
         while pending or running:
-            while pending and len(running) < jobs:
+            while pending and len(running) < jobs and not (
+                    running and not finished and time.monotonic() - last_launch < RAMP_S):
                 running.append(_launch(sd, pending.pop()))
+                last_launch = time.monotonic()
                 counts["pending"] -= 1
                 counts["running"] += 1
             for w in list(running):
