@@ -70,7 +70,11 @@ def test_first_workers_start_apart(tmp_path, monkeypatch):
         for p in plan.points))
     launched = []
     launch = local._launch
-    monkeypatch.setattr(local, "_launch", lambda sd, p: launched.append(time.monotonic()) or launch(sd, p))
+
+    def timed_launch(sd, point):
+        launched.append(time.monotonic())
+        return launch(sd, point)
+    monkeypatch.setattr(local, "_launch", timed_launch)
     finished = _run(sd, plan, jobs=2)
     assert {f.status for f in finished} == {"timeout"}
     assert local.RAMP_S <= launched[1] - launched[0] < limit_s

@@ -134,10 +134,14 @@ def run(sd: SweepDir, todo: list[PlannedPoint], jobs: int, display: Display) -> 
     finished: list[Finished] = []
     counts: Counter[str] = Counter(pending=len(todo))
     last_launch = 0.0
+
+    def ramping() -> bool:
+        """The pool is filling for the first time and the last worker started under RAMP_S ago."""
+        return bool(running) and not finished and time.monotonic() - last_launch < RAMP_S
+
     try:
         while pending or running:
-            while pending and len(running) < jobs and not (
-                    running and not finished and time.monotonic() - last_launch < RAMP_S):
+            while pending and len(running) < jobs and not ramping():
                 running.append(_launch(sd, pending.pop()))
                 last_launch = time.monotonic()
                 counts["pending"] -= 1
