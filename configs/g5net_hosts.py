@@ -1,12 +1,12 @@
 """gem5 config: the hosts of one g5net experiment and the Ethernet between them.
 
-Run by the gem5 engine (g5net/engines/gem5.py), never by hand:
+Run by the gem5 engine (g5net/engines/gem5/), never by hand:
 
     gem5.opt --outdir=RUN/m5out configs/g5net_hosts.py RUN/gem5-<phase>.json
 
-The JSON (see g5net_components/params.py) holds the resolved spec, the
-artifacts, each host's kernel command line, readfile and MAC addresses, and
-the phase:
+The JSON (g5net/engines/gem5/contract.py: RunConfig) holds the resolved
+spec, the artifacts, each host's kernel command line, readfile and MAC
+addresses, and the phase:
 
 - boot: every host boots on `cpu.boot_model` without caches; once every host
   has executed `m5 checkpoint`, one checkpoint of the whole system is written
@@ -16,8 +16,8 @@ the phase:
 - describe: the measure phase's system is built and instantiated (gem5 writes
   config.ini and config.json), and gem5 exits without simulating.
 
-Exit status: 0 done, 2 the JSON is unusable, 3 the hosts did not do their
-part (the reason is in <outdir>/g5net-gem5.json).
+Exit status (contract.ExitStatus): DONE, CONFIG_UNUSABLE, or HOSTS_UNFINISHED
+with the reason in the report (contract.Report, <outdir>/contract.REPORT_NAME).
 """
 
 import sys
@@ -63,15 +63,13 @@ def cache_hierarchy(caches, phase: params.Phase):
 
 
 def placement(nic, phase: params.Phase):
-    # Booting measures nothing, and NIC wiring holds no state: every boot uses
-    # the PCIe path, so that placements share checkpoints and the boot phase's
-    # uncached membus never sees the integrated NIC's DMA buffer.
-    if nic.attach == "integrated" and phase is not params.Phase.BOOT:
+    if params.contract.boot_nic_attach(nic.attach, phase) == "integrated":
         return IntegratedPlacement(dca=nic.dca)
     return PciePlacement()
 
 
-def board(run: params.RunParams, host: params.HostParams) -> NicX86Board:
+def board(run: params.RunParams, host) -> NicX86Board:
+    """The board of one host (`host`: a contract.HostConfig)."""
     spec = run.host_spec(host)
     b = NicX86Board(
         clk_freq=f"{spec.cpu.clock_ghz:g}GHz",
@@ -96,16 +94,16 @@ def board(run: params.RunParams, host: params.HostParams) -> NicX86Board:
 def main(argv: list) -> int:
     if len(argv) != 2:
         print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
-        return 2
+        return params.ExitStatus.CONFIG_UNUSABLE
     try:
         run = params.load(argv[1])
-    except (OSError, ValueError, params.ConfigError) as e:
+    except (OSError, params.ConfigError) as e:
         print(f"g5net config: {e}", file=sys.stderr)
-        return 2
+        return params.ExitStatus.CONFIG_UNUSABLE
     boards = {h.board: board(run, h) for h in run.hosts}
     fabric = EthernetFabric([b.nics() for b in boards.values()], run.spec.link.speed_gbps,
-                            run.spec.link.delay_us, run.pcap_dir)
-    restore = run.checkpoint if run.phase is params.Phase.MEASURE else None
+                            run.spec.link.delay_us, run.config.pcap_dir)
+    restore = run.config.checkpoint if run.phase is params.Phase.MEASURE else None
     sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
     sim.instantiate()
     if run.phase is params.Phase.DESCRIBE:
@@ -113,13 +111,13 @@ def main(argv: list) -> int:
     elif run.phase is params.Phase.BOOT:
         done = sim.run_until(ExitCause.CHECKPOINT)
         if done:
-            sim.checkpoint(run.checkpoint)
+            sim.checkpoint(run.config.checkpoint)
     else:
         done = sim.run_until(ExitCause.M5_EXIT)
     sim.report.completed = done
     sim.write_report()
-    return 0 if done else 3
+    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
 
 
 if __name__ == "__m5_main__":
-    sys.exit(main(sys.argv))
+    sys.exit(int(main(sys.argv)))

@@ -35,3 +35,7 @@ class ReportError(G5netError):
 
 class CheckError(G5netError):
     """An expectations file is malformed; the message names the line or key."""
+
+
+class Gem5Error(EngineError):
+    """gem5 is missing, unsuitable, or failed to run."""

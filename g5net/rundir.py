@@ -51,8 +51,31 @@ class RunDir:
     def engine_log(self) -> Path:
         return self.path / "engine.log"
 
+    @property
+    def engine_boot_log(self) -> Path:
+        """gem5's output while it booted the hosts into their checkpoint."""
+        return self.path / "engine-boot.log"
+
+    @property
+    def m5out_boot(self) -> Path:
+        """While gem5 boots into a checkpoint: a link to that boot's output
+        directory (and its console sockets), which lives in the checkpoint store."""
+        return self.path / "m5out-boot"
+
+    @property
+    def pcap_dir(self) -> Path:
+        return self.m5out / "pcap"
+
+    def gem5_config(self, phase: str) -> Path:
+        """The config JSON gem5 ran in `phase`."""
+        return self.path / f"gem5-{phase}.json"
+
+    def qemu_log(self, host: str) -> Path:
+        """A QEMU process's own messages (its serial console is `console`)."""
+        return self.path / f"qemu-{host}.log"
+
     def console(self, host: str) -> Path:
-        return self.path / f"console-{host}.log"
+        return self.path / console_name(host)
 
     def job_script(self, host: str) -> Path:
         return self.path / f"job-{host}.sh"
@@ -65,6 +88,12 @@ class RunDir:
         tmp = target.with_name(target.name + ".part")
         tmp.write_text(json.dumps(data, indent=2) + "\n")
         os.replace(tmp, target)
+
+
+def console_name(host: str) -> str:
+    """A host's serial console, whole: in a run directory, and up to its boot
+    checkpoint in the checkpoint store."""
+    return f"console-{host}.log"
 
 
 def dir_name(name: str, run_id: str) -> str:

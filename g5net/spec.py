@@ -99,6 +99,12 @@ class Caches:
     l3_latency_cycles: int = _f(40, lo=1)
     l3_mshrs: int = _f(32, lo=1)
 
+    @property
+    def shared_last_level(self) -> bool:
+        """Whether every core's misses meet in one last-level cache (direct cache
+        access allocates the NIC's writes there)."""
+        return bool(self.l3_kib or (self.l2_kib and self.l2_shared))
+
 
 @dataclass(frozen=True)
 class Nic:
@@ -376,6 +382,9 @@ def _check_combinations(spec: Spec) -> None:
                             f"set cpu.cores = 1 and cpu.threads_per_core = 1")
         if h.nic.dca and h.nic.attach != "integrated":
             raise SpecError(f"{key}.nic.dca: needs nic.attach = \"integrated\" (got {h.nic.attach!r})")
+        if h.nic.dca and not h.caches.shared_last_level:
+            raise SpecError(f"{key}.nic.dca: direct cache access needs a shared last-level cache "
+                            f"(caches.l2_shared = true with l2_kib > 0, or caches.l3_kib > 0)")
         for cpu_key, cpus in (("nic.irq_cpus", h.nic.irq_cpus),):
             _check_cpu_list(f"{key}.{cpu_key}", cpus, h.cpu.count)
         for feat, on in h.nic.offloads.items():

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from g5net import run, spec as specmod  # noqa: E402
-from g5net.engines import gem5  # noqa: E402
+from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.errors import G5netError  # noqa: E402
 from g5net.stats import iter_dumps  # noqa: E402
 
@@ -49,7 +49,7 @@ def measure(model: str, store: Path) -> list[str]:
 
 
 def main() -> int:
-    engine = gem5.Gem5Engine()
+    engine = Gem5Engine()
     try:
         engine.info()
     except G5netError as e:
@@ -60,9 +60,7 @@ def main() -> int:
         lines += measure("timing", Path(store))
     spec = with_model("atomic")
     arts = run.resolve_artifacts(spec, progress=lambda m: None)
-    key = gem5.checkpoint_key(gem5.boot_state(spec, arts, engine.build().digest,
-                                              gem5.configs_digest(boot=True)))
-    boot = json.loads(gem5.Checkpoint(key, gem5.checkpoint_dir() / key[:32]).meta.read_text())
+    boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
     print(speed("boot   (atomic, no caches, to the checkpoint)", boot["wall_s"],
                 boot["sim_seconds"], None))
     print("\n".join(lines))

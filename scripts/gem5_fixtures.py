@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from g5net import run, spec as specmod  # noqa: E402
-from g5net.engines import gem5  # noqa: E402
+from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
 
 SPEC = REPO / "examples" / "quickstart-gem5.toml"
 FIXTURE = REPO / "tests" / "fixtures" / "gem5-quickstart"
@@ -45,7 +45,7 @@ def main() -> int:
         for f in files:
             shutil.copy(f, args.out / f.name)
     provenance = {"spec": str(SPEC.relative_to(REPO)), "gem5_version": record["engine"]["version"],
-                  "configs_digest": gem5.configs_digest(), "run_id": record["run_id"]}
+                  "configs_digest": configs_digest(), "run_id": record["run_id"]}
     (args.out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
     size = sum(f.stat().st_size for f in args.out.iterdir())
     print(f"{args.out}: {len(list(args.out.iterdir()))} files, {size / 1e6:.1f} MB")

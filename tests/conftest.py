@@ -6,7 +6,8 @@ from typing import Callable
 
 import pytest
 
-from g5net.engines.gem5 import Gem5Engine, Gem5Error
+from g5net.engines.gem5 import Gem5Engine
+from g5net.errors import Gem5Error
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

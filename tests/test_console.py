@@ -13,7 +13,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.commands import console
-from g5net.engines.gem5 import boot_outdir_link, console_socket
+from g5net.engines.gem5.boards import console_socket
 from g5net.errors import G5netError
 from g5net.rundir import RunDir
 
@@ -117,7 +117,7 @@ def test_gem5_console_follows_the_boot_phase_then_the_measurement(
     rd = make_run(tmp_path, ".tmp-q-1-c", "gem5", quickstart_text)
     boot_out = tmp_path / "checkpoint-staging" / "m5out"
     boot_out.mkdir(parents=True)
-    boot_outdir_link(rd).symlink_to(boot_out)
+    rd.m5out_boot.symlink_to(boot_out)
     done = lambda: rd.run_json.write_text(json.dumps({"status": "done"}))  # noqa: E731
     _, boot = _serve(boot_out / console_socket("server"), b"booting\n")
     _, measure = _serve(rd.m5out / console_socket("server"), b"measuring\n", then=done)

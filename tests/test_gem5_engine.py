@@ -18,8 +18,11 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.artifacts import Image, Kernel
-from g5net.engines import gem5
 from g5net.engines.base import Artifacts
+from g5net.engines.gem5 import boards, cmdline, config_files, contract, engine, probe, process
+from g5net.engines.gem5.run_config import run_config
+from g5net.errors import Gem5Error, SpecError
+from g5net.guest import protocol
 from g5net.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +48,22 @@ if fail == "guest-panic":
         with open(os.path.join(outdir, h["board"] + ".pc.com_1.device"), "w") as c:
             c.write("G5NET-BOOTED host=%s\nKernel panic - not syncing: Attempted to kill init!\n" % h["name"])
     time.sleep(60)
+if fail in ("stall", "frozen") and cfg["phase"] == "boot":
+    import time
+    for h in cfg["hosts"]:
+        with open(os.path.join(outdir, h["board"] + ".pc.com_1.device"), "w") as c:
+            c.write("Linux version 6.1\n")
+    # CPU 0 of each host spins, CPU 1 halted for good; simulated time goes on
+    # (stall) or stands still after 0.3 s (frozen).
+    for step in range(1, 1200):
+        sim = 0.1 * step if fail == "stall" else 0.3
+        insts = {h["board"]: [1000 * step, 5] for h in cfg["hosts"]}
+        with open(os.path.join(outdir, "g5net-progress.json.part"), "w") as f:
+            json.dump({"sim_seconds": sim, "insts": insts}, f)
+        os.replace(os.path.join(outdir, "g5net-progress.json.part"),
+                   os.path.join(outdir, "g5net-progress.json"))
+        time.sleep(0.05)
+    sys.exit(0)
 if fail == "panic":
     print("src/arch/x86/interrupts.cc:408: panic: Local APIC Trigger Mode registers are unimplemented.")
     sys.exit(134)
@@ -121,15 +140,15 @@ def override(spec: specmod.Spec, text: str) -> specmod.Spec:
 # ------------------------------------------------------------------ discovery
 
 def test_missing_gem5_says_how_to_point_at_one(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    with pytest.raises(gem5.Gem5Error, match="G5NET_GEM5.*PATH") as e:
-        gem5.find_binary({"PATH": str(tmp_path)})
+    with pytest.raises(Gem5Error, match="G5NET_GEM5.*PATH") as e:
+        probe.find_binary({"PATH": str(tmp_path)})
     assert "export G5NET_GEM5=/path/to/gem5/build/X86/gem5.opt" in str(e.value)
 
 
 def test_env_var_naming_a_missing_file_is_an_error(tmp_path: Path):
     bad = tmp_path / "nowhere" / "gem5.opt"
-    with pytest.raises(gem5.Gem5Error, match=f"G5NET_GEM5={bad}: not an executable file"):
-        gem5.find_binary({"G5NET_GEM5": str(bad), "PATH": ""})
+    with pytest.raises(Gem5Error, match=f"G5NET_GEM5={bad}: not an executable file"):
+        probe.find_binary({"G5NET_GEM5": str(bad), "PATH": ""})
 
 
 def test_path_lookup_prefers_gem5_opt(tmp_path: Path):
@@ -137,28 +156,31 @@ def test_path_lookup_prefers_gem5_opt(tmp_path: Path):
         p = tmp_path / name
         p.write_text("#!/bin/sh\n")
         p.chmod(0o755)
-    assert gem5.find_binary({"PATH": str(tmp_path)}) == tmp_path / "gem5.opt"
+    assert probe.find_binary({"PATH": str(tmp_path)}) == tmp_path / "gem5.opt"
 
 
 def test_probe_reads_the_build_and_remembers_it(fake_gem5: Path, tmp_path: Path):
-    b = gem5.probe(fake_gem5)
+    b = probe.probe(fake_gem5)
     assert (b.version, b.isas, b.protocol, b.problems()) == ("24.0.0.1", ("x86",), "MESI_Two_Level", [])
     os.environ["FAKE_PROBE"] = "not json"  # a second probe would fail: the answer is cached
-    assert gem5.probe(fake_gem5) == b
+    assert probe.probe(fake_gem5) == b
 
 
 def test_probe_of_something_else_is_a_clear_error(tmp_path: Path, cache: Path):
     not_gem5 = tmp_path / "gem5.opt"
     not_gem5.write_text("#!/bin/sh\necho 'hello'\nexit 1\n")
     not_gem5.chmod(0o755)
-    with pytest.raises(gem5.Gem5Error, match=r"is not a usable gem5 \(status 1.*hello.*G5NET_GEM5"):
-        gem5.probe(not_gem5)
+    with pytest.raises(Gem5Error, match=r"is not a usable gem5 \(status 1.*hello.*G5NET_GEM5"):
+        probe.probe(not_gem5)
 
 
 def test_build_problems_name_what_is_missing():
-    b = gem5.Gem5Build(Path("/x"), "d", "24", ("arm",), "", True, False)
+    b = probe.Gem5Build(Path("/x"), "d", "24.0.0.1", ("arm",), "", True, False)
     problems = " ".join(b.problems())
     assert "not X86" in problems and "no Ruby protocol" in problems
+    old = probe.Gem5Build(Path("/x"), "d", "v23.1.0.0", ("x86",), "MESI_Two_Level", True, False)
+    assert old.problems() == ["is gem5 v23.1.0.0; g5net's configs are written for v24 "
+                              "(build gem5 v24.0.0.1)"]
 
 
 # ------------------------------------------------------------------ planning
@@ -168,39 +190,39 @@ def test_board_names_keep_good_host_names_and_fix_others(quickstart: specmod.Spe
     d["hosts"] = {"server": d["hosts"]["server"], "client-1": d["hosts"]["client"],
                   "network": dict(d["hosts"]["client"], ip="10.0.0.9")}
     spec = specmod.from_dict(d)
-    assert gem5.board_names(spec) == {"server": "server", "client-1": "host_client_1",
+    assert boards.board_names(spec) == {"server": "server", "client-1": "host_client_1",
                                       "network": "host_network"}
 
 
 def test_cmdline_adds_gem5_args_and_interrupt_throttling(quickstart: specmod.Spec):
-    line = gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+    line = cmdline.gem5_cmdline(quickstart.host("client"))
     assert "g5net.engine=gem5" in line and "g5net.host=client" in line
     assert "tsc=reliable" in line
     assert "e1000.InterruptThrottleRate=100000" in line  # 10 us default
     off = override(quickstart, "[host.nic]\nintr_delay_ns = 0")
-    assert "e1000.InterruptThrottleRate=0" in gem5.gem5_cmdline(off, off.host("client"))
+    assert "e1000.InterruptThrottleRate=0" in cmdline.gem5_cmdline(off.host("client"))
     three = override(quickstart, "[host.nic]\ncount = 3")
     assert "e1000.InterruptThrottleRate=100000,100000,100000 " in \
-        gem5.gem5_cmdline(three, three.host("client")) + " "
+        cmdline.gem5_cmdline(three.host("client")) + " "
 
 
 def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
     # Jumbo frames fit one receive buffer (kernels/patches/e1000-jumbo-single-buffer.patch).
-    gem5.check_spec(override(quickstart, "[host.nic]\nmtu = 16000"))
-    with pytest.raises(gem5.Gem5Error, match=r"hosts.server.memory_mb: 4096 exceeds"):
-        gem5.check_spec(override(quickstart, "[host]\nmemory_mb = 4096"))
-    dca = override(quickstart, '[host.nic]\nattach = "integrated"\ndca = true\n'
-                               '[host.caches]\nl2_shared = false')
-    with pytest.raises(gem5.Gem5Error, match=r"hosts.server.nic.dca: .*shared last-level cache"):
-        gem5.check_spec(dca)
+    engine.check_spec(override(quickstart, "[host.nic]\nmtu = 16000"))
+    with pytest.raises(Gem5Error, match=r"hosts.server.memory_mb: 4096 exceeds"):
+        engine.check_spec(override(quickstart, "[host]\nmemory_mb = 4096"))
+    with pytest.raises(SpecError, match=r"hosts.server.nic.dca: .*shared last-level cache"):
+        override(quickstart, '[host.nic]\nattach = "integrated"\ndca = true\n'
+                             '[host.caches]\nl2_shared = false')
     d = quickstart.to_dict()
     d["hosts"]["client"]["nic"]["count"] = 2
-    with pytest.raises(gem5.Gem5Error, match=r"nic.count: .*same count"):
-        gem5.check_spec(specmod.from_dict(d))
+    with pytest.raises(Gem5Error, match=r"nic.count: .*same count"):
+        engine.check_spec(specmod.from_dict(d))
 
 
-def _key(spec: specmod.Spec, tmp_path: Path) -> str:
-    return gem5.checkpoint_key(gem5.boot_state(spec, fake_artifacts(tmp_path), "gem5-digest", "cfg"))
+def _key(spec: specmod.Spec, tmp_path: Path, arts: Artifacts | None = None, gem5: str = "g",
+         configs: str = "c") -> str:
+    return engine.boot_checkpoint(spec, arts or fake_artifacts(tmp_path), gem5, configs).key
 
 
 @pytest.mark.parametrize("change", [
@@ -229,12 +251,14 @@ def test_boot_settings_need_their_own_checkpoint(quickstart: specmod.Spec, tmp_p
 
 def test_kernel_image_and_gem5_are_part_of_the_key(quickstart: specmod.Spec, tmp_path: Path):
     arts = fake_artifacts(tmp_path)
-    base = gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g", "c"))
+    base = _key(quickstart, tmp_path, arts)
     other_kernel = dataclasses.replace(arts, kernels={
         "smp": dataclasses.replace(arts.kernels["smp"], digest="new"), "up": arts.kernels["up"]})
-    assert gem5.checkpoint_key(gem5.boot_state(quickstart, other_kernel, "g", "c")) != base
-    assert gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g2", "c")) != base
-    assert gem5.checkpoint_key(gem5.boot_state(quickstart, arts, "g", "c2")) != base
+    other_image = dataclasses.replace(arts, image=dataclasses.replace(arts.image, digest="new"))
+    assert _key(quickstart, tmp_path, other_kernel) != base
+    assert _key(quickstart, tmp_path, other_image) != base
+    assert _key(quickstart, tmp_path, arts, gem5="g2") != base
+    assert _key(quickstart, tmp_path, arts, configs="c2") != base
 
 
 def _config_params():
@@ -250,8 +274,9 @@ def _config_params():
 def test_config_json_is_what_the_gem5_config_reads(quickstart: specmod.Spec, tmp_path: Path):
     arts = fake_artifacts(tmp_path)
     readfiles = {h.name: tmp_path / f"job-{h.name}.sh" for h in quickstart.hosts}
-    path = gem5.config_for("measure", quickstart, arts, readfiles, tmp_path / "cpt",
-                           tmp_path / "pcap").write(tmp_path / "gem5.json")
+    path = tmp_path / "gem5.json"
+    path.write_text(run_config(contract.Phase.MEASURE, quickstart, arts, readfiles, tmp_path / "cpt",
+                               tmp_path / "pcap").to_json())
     params = _config_params().load(str(path))
     assert params.phase.value == "measure"
     assert params.spec.to_dict() == quickstart.to_dict()
@@ -260,9 +285,10 @@ def test_config_json_is_what_the_gem5_config_reads(quickstart: specmod.Spec, tmp
     assert client.kernel == str(arts.kernels["smp"].vmlinux)
     assert client.readfile == str(readfiles["client"])
     assert client.macs == ("00:90:00:00:02:01",)
-    assert client.cmdline == gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+    assert client.cmdline == cmdline.gem5_cmdline(quickstart.host("client"))
     assert client.console_socket == "client.console"
-    assert params.checkpoint == str(tmp_path / "cpt") and params.pcap_dir == str(tmp_path / "pcap")
+    assert params.config.checkpoint == str(tmp_path / "cpt")
+    assert params.config.pcap_dir == str(tmp_path / "pcap")
 
 
 @pytest.mark.parametrize("phase", ["boot", "measure"])
@@ -272,8 +298,8 @@ def test_config_json_matches_golden(phase: str, tmp_path: Path):
     spec = specmod.load(REPO / "examples" / "quickstart-gem5.toml")
     arts = fake_artifacts(Path("/artifacts"))
     readfiles = {h.name: Path(f"/run/job-{h.name}.sh") for h in spec.hosts}
-    config = gem5.config_for(phase, spec, arts, readfiles, Path("/checkpoints/key/cpt"), None)
-    text = config.write(tmp_path / "config.json").read_text()
+    text = run_config(contract.Phase(phase), spec, arts, readfiles,
+                      Path("/checkpoints/key/cpt")).to_json()
     golden = REPO / "tests" / "golden" / f"gem5-config-quickstart-{phase}.json"
     if os.environ.get("G5NET_REGEN_GOLDEN"):
         golden.write_text(text)
@@ -286,14 +312,20 @@ def test_config_reader_rejects_a_wrong_schema(tmp_path: Path):
     params = _config_params()
     with pytest.raises(params.ConfigError, match="schema 99"):
         params.load(str(path))
+    good = json.loads((REPO / "tests" / "golden" / "gem5-config-quickstart-boot.json").read_text())
+    del good["hosts"][0]["readfile"]
+    path.write_text(json.dumps(good))
+    with pytest.raises(params.ConfigError, match=r"hosts\[0\]: missing key 'readfile'"):
+        params.load(str(path))
 
 
 # ------------------------------------------------------------------ failures
 
-def _result(tmp_path: Path, rc: int | None, log: str, report: dict | None = None) -> gem5.Gem5Result:
+def _result(tmp_path: Path, rc: int | None, log: str, reason: str = "") -> process.Gem5Result:
     p = tmp_path / "gem5.log"
     p.write_text(log)
-    return gem5.Gem5Result(returncode=rc, wall_s=1.0, log=p, report=report or {}, booted_s={})
+    return process.Gem5Result(returncode=rc, wall_s=1.0, log=p, booted_s={},
+                              report=contract.Report(phase="boot", reason=reason))
 
 
 @pytest.mark.parametrize("rc,log,expected", [
@@ -313,7 +345,7 @@ def _result(tmp_path: Path, rc: int | None, log: str, report: dict | None = None
     (3, "", "hosts did not finish: stuck"),
 ])
 def test_classify_failure(tmp_path: Path, rc, log, expected):
-    assert gem5.classify_failure(_result(tmp_path, rc, log, {"reason": "stuck"})) == expected
+    assert process.classify_failure(_result(tmp_path, rc, log, "stuck")) == expected
 
 
 # ------------------------------------------------------------------ the flow
@@ -322,7 +354,7 @@ def _run(spec: specmod.Spec, tmp_path: Path, name: str):
     rd = RunDir(tmp_path / name)
     rd.path.mkdir()
     lines: list[str] = []
-    out = gem5.Gem5Engine().run(spec, fake_artifacts(tmp_path), rd, lines.append)
+    out = engine.Gem5Engine().run(spec, fake_artifacts(tmp_path), rd, lines.append)
     return rd, out, lines
 
 
@@ -333,7 +365,7 @@ def test_second_run_restores_the_first_runs_checkpoint(fake_gem5: Path, tmp_path
     assert set(out.boot_s) == {"server", "client"}
     console = rd.console("client").read_text()
     # The boot phase's console, then the measure phase's: the job came from readfile.
-    assert "G5NET-BOOTED host=client" in console and gem5.STUB_MARK in console
+    assert "G5NET-BOOTED host=client" in console and protocol.STUB_MARK in console
     assert "job: # g5net job for host client" in console
     assert json.loads((rd.path / "gem5-measure.json").read_text())["phase"] == "measure"
 
@@ -366,8 +398,8 @@ def test_gem5_panic_is_an_engine_failure_with_the_log_tail(
 def test_a_guest_panic_stops_gem5_early_and_the_console_says_why(
         fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FAKE_FAIL", "guest-panic")
-    monkeypatch.setattr(gem5, "PANIC_GRACE_S", 0.5)
-    monkeypatch.setattr(gem5, "WATCH_S", 0.1)
+    monkeypatch.setattr(process, "PANIC_GRACE_S", 0.5)
+    monkeypatch.setattr(process, "WATCH_S", 0.1)
     t0 = time.monotonic()
     _, out, _ = _run(quickstart, tmp_path, "a")
     assert time.monotonic() - t0 < 30
@@ -375,19 +407,44 @@ def test_a_guest_panic_stops_gem5_early_and_the_console_says_why(
     assert "Kernel panic - not syncing" in out.consoles["server"]
 
 
+def test_a_boot_whose_consoles_stand_still_while_time_goes_on_is_stopped_as_stalled(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_FAIL", "stall")
+    monkeypatch.setattr(process, "WATCH_S", 0.1)
+    t0 = time.monotonic()
+    rd, out, _ = _run(quickstart, tmp_path, "a")
+    # The fake advances 2 simulated s per host second: stopped after about 1 s, not its 60.
+    assert time.monotonic() - t0 < 20
+    assert out.engine_failure.startswith("boot stalled: no console output for 2.")
+    assert "halted since: server CPUs 1; client CPUs 1" in out.engine_failure
+    assert "last console lines: server: 'Linux version 6.1'" in out.engine_failure
+    assert out.engine_failure.endswith("(while booting)") and not out.timed_out
+    assert not list((tmp_path / "cache" / "checkpoints").iterdir())
+
+
+def test_a_boot_whose_simulated_time_stands_still_is_stopped_as_stalled(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("FAKE_FAIL", "frozen")
+    monkeypatch.setattr(process, "WATCH_S", 0.1)
+    # The rule's host-time bound, shortened from its 600 s to keep the test quick.
+    monkeypatch.setattr(engine, "BOOT_STALL", process.Stall(sim_s=2.0, wall_s=1.0))
+    _, out, _ = _run(quickstart, tmp_path, "a")
+    assert out.engine_failure.startswith("boot stalled: simulated time stood still at 0.300 s")
+
+
 def test_engine_digest_covers_the_binary_and_the_configs(fake_gem5: Path, monkeypatch):
-    engine = gem5.Gem5Engine()
-    before = engine.info().digest
-    assert before != engine.build().digest
-    monkeypatch.setattr(gem5, "configs_digest", lambda: "changed")
-    assert engine.info().digest != before
+    gem5 = engine.Gem5Engine()
+    before = gem5.info().digest
+    assert before != gem5.probe().digest
+    monkeypatch.setattr(engine, "configs_digest", lambda: "changed")
+    assert gem5.info().digest != before
 
 
 def test_checkpoint_stub_checkpoints_once_then_runs_the_restored_job(tmp_path: Path):
     """The boot phase's job under a POSIX sh, with an `m5` that behaves like gem5:
     readfile gives the stub until the system is 'restored', then the real job."""
     # The guest's /tmp is its own; here the stub keeps the job in tmp_path.
-    (tmp_path / "stub.sh").write_text(gem5.CHECKPOINT_STUB.replace("/tmp/", f"{tmp_path}/"))
+    (tmp_path / "stub.sh").write_text(protocol.CHECKPOINT_STUB.replace("/tmp/", f"{tmp_path}/"))
     (tmp_path / "job.sh").write_text("echo real job ran\n")
     m5 = tmp_path / "bin" / "m5"
     m5.parent.mkdir()
@@ -410,13 +467,13 @@ def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: spe
     arts = fake_artifacts(tmp_path)
     (tmp_path / "art").mkdir(exist_ok=True)
     arts.kernels["smp"].config.write_text("CONFIG_SMP=y\nCONFIG_HZ=250\n")
-    assert gem5.kernel_hz(arts.kernels["smp"]) == 250
+    assert cmdline.kernel_hz(arts.kernels["smp"]) == 250
     # 2 GHz CPU, local APIC at clock / 16, 250 jiffies per second.
-    assert "lapic_timer_period=500000" in gem5.gem5_cmdline(quickstart, quickstart.host("client"), 250)
-    assert "lapic_timer_period" not in gem5.gem5_cmdline(quickstart, quickstart.host("client"))
+    assert "lapic_timer_period=500000" in cmdline.gem5_cmdline(quickstart.host("client"), 250)
+    assert "lapic_timer_period" not in cmdline.gem5_cmdline(quickstart.host("client"))
 
 
 def test_checkpoints_ignore_only_existing_measure_only_configs():
-    for name in gem5.MEASURE_ONLY_CONFIGS:
-        assert (gem5.CONFIGS / name).is_file(), f"MEASURE_ONLY_CONFIGS names a missing {name}"
-    assert gem5.configs_digest(boot=True) != gem5.configs_digest()
+    for name in contract.MEASURE_ONLY_CONFIGS:
+        assert (config_files.CONFIGS / name).is_file(), f"MEASURE_ONLY_CONFIGS names a missing {name}"
+    assert config_files.configs_digest(boot=True) != config_files.configs_digest()

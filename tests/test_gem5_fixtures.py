@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 
 from g5net import spec as specmod, system
-from g5net.engines.gem5 import STUB_MARK, board_names, configs_digest
+from g5net.engines.gem5.boards import board_names
+from g5net.engines.gem5.config_files import configs_digest
+from g5net.guest.protocol import STUB_MARK
 from g5net.guest import results
 from g5net.stats import iter_dumps
 

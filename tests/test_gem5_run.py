@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from g5net import run, spec as specmod, system
-from g5net.engines.gem5 import board_names
+from g5net.engines.gem5.boards import board_names
 from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
 

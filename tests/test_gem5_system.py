@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from g5net import run, spec as specmod, system
-from g5net.engines.gem5 import Gem5Engine, board_names
+from g5net.engines.gem5 import Gem5Engine
+from g5net.engines.gem5.boards import board_names
 
 pytestmark = pytest.mark.gem5
 

@@ -4,6 +4,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.engines import qemu
+from g5net.guest.protocol import kernel_cmdline
 from g5net.errors import EngineError
 
 
@@ -13,9 +14,9 @@ def with_nics(text: str, count: int) -> specmod.Spec:
 
 def test_cmdline_names_the_nic_count_only_when_there_are_several(quickstart_text):
     one = specmod.loads(quickstart_text)
-    assert "g5net.nics" not in qemu.kernel_cmdline(one, one.host("client"), "qemu")
+    assert "g5net.nics" not in kernel_cmdline(one.host("client"), "qemu")
     two = with_nics(quickstart_text, 2)
-    line = qemu.kernel_cmdline(two, two.host("client"), "qemu")
+    line = kernel_cmdline(two.host("client"), "qemu")
     assert "g5net.ip=10.0.0.2/24" in line.split() and "g5net.nics=2" in line.split()
 
 

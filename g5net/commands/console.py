@@ -13,7 +13,7 @@ import time
 import tty
 from pathlib import Path
 
-from ..engines.gem5 import board_names, boot_outdir_link, console_socket
+from ..engines.gem5.boards import board_names, console_socket
 from ..errors import G5netError
 from ..rundir import TMP_PREFIX, RunDir
 from ..spec import from_dict
@@ -49,10 +49,10 @@ def find_run(path: Path) -> RunDir:
     """The run in progress that will be committed at `path` (a rerun of a
     finished point is one), else the run at `path`."""
     live = sorted(path.parent.glob(f"{TMP_PREFIX}{path.name}*"), key=lambda p: p.stat().st_mtime)
-    live = [p for p in live if (p / "spec.json").is_file()]
+    live = [p for p in live if RunDir(p).spec_json.is_file()]
     if live:
         return RunDir(live[-1])
-    if (path / "spec.json").is_file():
+    if RunDir(path).spec_json.is_file():
         return RunDir(path)
     raise G5netError(f"{path}: no run directory there and no run in progress "
                      f"({path.parent}/{TMP_PREFIX}{path.name}*)")
@@ -81,7 +81,7 @@ def _in_progress(rd: RunDir) -> bool:
 def relay_gem5(rd: RunDir, board: str) -> int:
     """Attach to the board's terminal in whichever gem5 phase runs, the boot's
     and then the measurement's, until the run ends or the user detaches."""
-    sockets = [boot_outdir_link(rd) / console_socket(board), rd.m5out / console_socket(board)]
+    sockets = [rd.m5out_boot / console_socket(board), rd.m5out / console_socket(board)]
     while _in_progress(rd):
         for sock in sockets:
             if sock.is_socket():

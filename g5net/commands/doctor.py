@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from .. import artifacts
-from ..engines.gem5 import Gem5Engine, HOW_TO_POINT
+from ..engines.gem5 import Gem5Engine
+from ..engines.gem5.probe import HOW_TO_POINT
 from ..engines.qemu import QemuEngine
 from ..errors import G5netError
 
@@ -31,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def gem5_report() -> dict[str, Any]:
     try:
-        b = Gem5Engine().build()
+        b = Gem5Engine().probe()
     except G5netError as e:
         return {"ok": False, "error": str(e)}
     problems = b.problems()

@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import run, spec as specmod, system
-from ..engines.gem5 import Gem5Engine, Gem5Error, board_names, check_spec
+from ..engines.gem5 import Gem5Engine
+from ..engines.gem5.boards import board_names
+from ..errors import Gem5Error
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -52,8 +54,8 @@ def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
 def main(args: argparse.Namespace) -> int:
     spec = specmod.load(args.spec)
     engine = Gem5Engine()
-    engine.info()  # no gem5: says how to point g5net at one, before any artifact is built
-    check_spec(spec)
+    # No usable gem5, or a spec it cannot build: said before any artifact is built.
+    engine.usable(spec)
     arts = run.resolve_artifacts(spec, progress=lambda m: print(m, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="g5net-system-") as tmp:
         try:

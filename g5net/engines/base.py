@@ -43,6 +43,9 @@ class Outcome:
     engine_failure: str | None = None
     engine_log_tail: str = ""
     boot_s: dict[str, float] = field(default_factory=dict)
+    # Host -> the prefix of its statistics in the engine's stats.txt (gem5's
+    # board names); empty where the engine writes none.
+    boards: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import EngineError
 from ..guest import job
-from ..guest.results import BEGIN, BOOTED, END
+from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
 from ..rundir import RunDir
 from ..spec import Host, Spec
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
@@ -32,18 +32,6 @@ EXIT_GRACE_S = 20
 # Once one guest died without results, its peer is waiting for nobody.
 PEER_GRACE_S = 5
 SECTOR = 512
-
-
-def kernel_cmdline(spec: Spec, host: Host, engine: str) -> str:
-    """The kernel command line of workloads/README.md for one host."""
-    args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
-            "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
-            f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
-    if host.nic.count > 1:
-        args.append(f"g5net.nics={host.nic.count}")
-    if host.sysctl:
-        args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
-    return " ".join(args)
 
 
 def mac(index: int, nic: int = 0) -> str:
@@ -118,7 +106,7 @@ class QemuEngine(Engine):
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot", "-nodefaults",
-               "-kernel", str(kern.bzimage), "-append", kernel_cmdline(spec, host, self.name),
+               "-kernel", str(kern.bzimage), "-append", kernel_cmdline(host, self.name),
                "-drive", f"file={art.image.path},format=raw,if=ide,index=0,snapshot=on",
                "-drive", f"file={job_disk},format=raw,if=ide,index=1"]
         # Devices take PCI slots in command-line order and the guest names
@@ -146,7 +134,7 @@ class QemuEngine(Engine):
                     _job_disk(script, disk)
                     cmd = self._command(spec, artifacts, host, i, disk, netdevs[i])
                     console = open(rd.console(host.name), "wb")
-                    log = open(rd.path / f"qemu-{host.name}.log", "wb")
+                    log = open(rd.qemu_log(host.name), "wb")
                     logs += [console, log]
                     progress(f"booting {host.name}: {host.cpu.count} cpu, {host.memory_mb} MiB")
                     procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
@@ -167,7 +155,7 @@ class QemuEngine(Engine):
         deadline = time.monotonic() + 30
         while not _listening(port):
             if proc.poll() is not None:
-                tail = (rd.path / f"qemu-{host}.log").read_text(errors="replace")[-2000:]
+                tail = rd.qemu_log(host).read_text(errors="replace")[-2000:]
                 raise EngineError(f"qemu for host {host} exited at start (status {proc.returncode}): {tail}")
             if time.monotonic() > deadline:
                 raise EngineError(f"qemu for host {host} never listened on 127.0.0.1:{port}")
@@ -210,8 +198,8 @@ class QemuEngine(Engine):
             time.sleep(POLL_S)
         consoles = {name: rd.console(name).read_text(errors="replace") for name in procs}
         log_tail = "\n".join(
-            f"[{name}] " + (rd.path / f"qemu-{name}.log").read_text(errors="replace")[-1000:]
-            for name in procs if (rd.path / f"qemu-{name}.log").stat().st_size)
+            f"[{name}] " + rd.qemu_log(name).read_text(errors="replace")[-1000:]
+            for name in procs if rd.qemu_log(name).stat().st_size)
         for name, p in procs.items():
             if p.poll() not in (None, 0) and failure is None and name not in reported and log_tail:
                 failure = f"qemu for {name} exited with status {p.returncode}"

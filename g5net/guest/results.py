@@ -12,20 +12,14 @@ entry holds the host's figures (throughput and bytes summed over NICs) and
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from ..errors import GuestError
 from ..spec import Host, Spec, Workload
 from . import job
+from .protocol import BEGIN, END, USER_HZ, panic_line
 
-BEGIN = "<<<G5NET-RESULTS-BEGIN>>>"
-END = "<<<G5NET-RESULTS-END>>>"
-BOOTED = "G5NET-BOOTED"
 PROC_FILES = ("stat", "interrupts", "softirqs", "snmp", "dev")
-# Linux reports /proc/stat in USER_HZ ticks, 100 per second on x86.
-USER_HZ = 100
-_PANIC = re.compile(r"Kernel panic - not syncing:.*")
 
 
 def extract_block(console: str) -> dict | None:
@@ -41,11 +35,6 @@ def extract_block(console: str) -> dict | None:
         return json.loads(body)
     except json.JSONDecodeError as e:
         raise GuestError(f"results block is not valid JSON: {e}") from e
-
-
-def panic_line(console: str) -> str | None:
-    m = _PANIC.search(console)
-    return m.group(0) if m else None
 
 
 # ------------------------------------------------------------------ /proc

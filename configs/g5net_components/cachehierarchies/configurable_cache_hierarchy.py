@@ -50,8 +50,8 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
             return self.l3bus.cpu_side_ports
         if self._l2 and self._l2_shared:
             return self.l2bus.cpu_side_ports
-        raise ConfigError("direct cache access needs a shared last-level cache: "
-                          "caches.l2_shared = true or caches.l3_kib > 0")
+        # The spec refuses nic.dca without one (Caches.shared_last_level).
+        raise ConfigError("no shared last-level cache for direct cache access")
 
     @overrides(AbstractCacheHierarchy)
     def incorporate_cache(self, board: AbstractBoard) -> None:

@@ -1,25 +1,12 @@
 """Several boards under one Root, run until every host has done its part."""
 
-import json
 import os
-from dataclasses import asdict, dataclass, field
 
 import m5
 from m5.objects import Root
 
+from ..params import contract
 from .exit_cause import ExitCause
-
-REPORT = "g5net-gem5.json"
-
-
-@dataclass
-class SimulationReport:
-    """What the engine reads back from `<outdir>/g5net-gem5.json`."""
-    phase: str
-    completed: bool = False
-    reason: str = ""
-    exits: list = field(default_factory=list)
-    sim_seconds: float = 0.0
 
 
 class MultiHostSimulation:
@@ -40,7 +27,7 @@ class MultiHostSimulation:
             setattr(self.root, name, board)
         self.root.network = network
         self._restore_from = restore_from
-        self.report = SimulationReport(phase=phase)
+        self.report = contract.Report(phase=phase)
 
     def instantiate(self) -> None:
         for board in self._boards.values():
@@ -51,14 +38,22 @@ class MultiHostSimulation:
 
     def run_until(self, wanted: ExitCause) -> bool:
         """Simulate until every host has caused `wanted`. False, with the
-        reason in the report, when anything else ends the simulation."""
+        reason in the report, when anything else ends the simulation.
+
+        Simulates in slices of the contract's PROGRESS_INTERVAL_S, writing
+        its Progress after each: leaving and re-entering the event loop
+        changes nothing simulated."""
         remaining = len(self._boards)
+        interval = m5.ticks.fromSeconds(contract.PROGRESS_INTERVAL_S)
         while remaining:
-            event = m5.simulate()
+            event = m5.simulate(interval)
             cause = event.getCause()
+            kind = ExitCause.of(cause)
+            if kind is ExitCause.TICK_LIMIT:
+                self._write_progress()
+                continue
             self.report.exits.append({"cause": cause, "code": event.getCode(),
                                       "tick": m5.curTick()})
-            kind = ExitCause.of(cause)
             if kind is wanted:
                 remaining -= 1
                 continue
@@ -67,11 +62,23 @@ class MultiHostSimulation:
             return False
         return True
 
+    def _write_progress(self) -> None:
+        insts = {name: [int(c.get_simobject().getCCObject().resolveStat("commitStats0.numInsts").value)
+                        for c in board.get_processor().get_cores()]
+                 for name, board in self._boards.items()}
+        progress = contract.Progress(sim_seconds=self._sim_seconds(), insts=insts)
+        path = os.path.join(m5.options.outdir, contract.PROGRESS_NAME)
+        with open(path + ".part", "w") as f:
+            f.write(progress.to_json())
+        os.replace(path + ".part", path)
+
+    def _sim_seconds(self) -> float:
+        return m5.curTick() / m5.ticks.fromSeconds(1.0)
+
     def checkpoint(self, directory: str) -> None:
         m5.checkpoint(directory)
 
     def write_report(self) -> None:
-        self.report.sim_seconds = m5.curTick() / m5.ticks.fromSeconds(1.0)
-        path = os.path.join(m5.options.outdir, REPORT)
-        with open(path, "w") as f:
-            json.dump(asdict(self.report), f, indent=2)
+        self.report.sim_seconds = self._sim_seconds()
+        with open(os.path.join(m5.options.outdir, contract.REPORT_NAME), "w") as f:
+            f.write(self.report.to_json())

@@ -1,0 +1,16 @@
+"""The gem5 engine, one module per job:
+
+- contract.py      what the engine and configs/ agree on (stdlib only, loaded by both)
+- probe.py         finding gem5 and asking a build what it can do
+- config_files.py  the configs gem5 runs and their digest
+- boards.py        what gem5 calls each host, and the files it writes for it
+- cmdline.py       a gem5 guest's kernel command line
+- run_config.py    the config JSON of one phase
+- checkpoints.py   boot checkpoints: their key and their store
+- process.py       running and watching one gem5 process
+- engine.py        the engine: boot into a checkpoint, then measure
+"""
+
+from .engine import Gem5Engine
+
+__all__ = ["Gem5Engine"]

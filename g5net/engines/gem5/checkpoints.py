@@ -1,0 +1,97 @@
+"""Boot checkpoints: what decides one, and where they are kept.
+
+Points that differ only after the checkpoint (contract.BOOT_HOST_KEYS says
+what does not) restore the same one from `checkpoint_dir()/<key>`, built once
+under a file lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import reduce
+from pathlib import Path
+from typing import Any
+
+from ...artifacts import cache_dir
+from ...rundir import console_name
+from ...spec import Host
+from .contract import BOOT_HOST_KEYS
+
+# Bumped when the checkpoint protocol changes in a way the key cannot see.
+CHECKPOINT_FORMAT = 2
+
+
+def _get(host: Host, dotted: str) -> Any:
+    return reduce(getattr, dotted.split("."), host)
+
+
+def boot_state(hosts: list[tuple[Host, dict[str, str]]], image: str, gem5: str, configs: str) -> dict:
+    """Everything that decides a system's state at the checkpoint, and nothing after it.
+
+    `hosts`: each host with its kernel's digest and whole command line
+    (MTU, sysctls, interrupt throttling); `image`, `gem5`, `configs`: the
+    digests of the disk image, the gem5 binary and the boot phase's configs.
+    """
+    return {"format": CHECKPOINT_FORMAT, "image": image, "gem5": gem5, "configs": configs,
+            "hosts": [{**{k: _get(h, k) for k in BOOT_HOST_KEYS}, **extra}
+                      for h, extra in hosts]}
+
+
+def checkpoint_key(state: dict) -> str:
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+
+
+def checkpoint_dir() -> Path:
+    return cache_dir() / "checkpoints"
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    key: str
+    path: Path
+    # What the key hashes (boot_state), recorded in boot.json.
+    state: dict = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def of(cls, state: dict) -> "Checkpoint":
+        key = checkpoint_key(state)
+        return cls(key, checkpoint_dir() / key[:32], state)
+
+    @property
+    def cpt(self) -> Path:
+        """gem5's own checkpoint directory."""
+        return self.path / "cpt"
+
+    @property
+    def meta(self) -> Path:
+        """boot.json: key, state, wall and simulated seconds of the boot."""
+        return self.path / "boot.json"
+
+    @property
+    def boot_log(self) -> Path:
+        return self.path / "boot.log"
+
+    @property
+    def config(self) -> Path:
+        return self.path / "gem5-boot.json"
+
+    @property
+    def stub(self) -> Path:
+        return self.path / "checkpoint-stub.sh"
+
+    @property
+    def m5out(self) -> Path:
+        return self.path / "m5out"
+
+    def console(self, host: str) -> Path:
+        """A host's console up to the checkpoint, prepended to every run's."""
+        return self.path / console_name(host)
+
+    def exists(self) -> bool:
+        return (self.cpt / "m5.cpt").is_file() and self.meta.is_file()
+
+    def staged(self, tmp: Path) -> "Checkpoint":
+        """The same layout in a staging directory, before it is renamed into place."""
+        return Checkpoint(self.key, tmp, self.state)

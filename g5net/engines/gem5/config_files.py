@@ -1,0 +1,30 @@
+"""The configs gem5 runs (configs/), where they are and what they hash to."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .contract import MEASURE_ONLY_CONFIGS
+
+REPO = Path(__file__).resolve().parents[3]
+CONFIGS = REPO / "configs"
+HOSTS_CONFIG = CONFIGS / "g5net_hosts.py"
+PROBE_CONFIG = CONFIGS / "g5net_probe.py"
+# The configs also load g5net/spec.py, whose effect a run id already holds
+# (the resolved spec), and this contract, which they build systems by.
+CONTRACT = Path(__file__).with_name("contract.py")
+
+
+def configs_digest(boot: bool = False) -> str:
+    """Hash of configs/ and the contract (with `boot`, of what the
+    boot phase runs): a change to how systems are built changes run ids, and, in
+    the boot phase, invalidates checkpoints."""
+    h = hashlib.sha256()
+    for path in sorted(CONFIGS.rglob("*.py")):
+        name = path.relative_to(CONFIGS).as_posix()
+        if boot and name in MEASURE_ONLY_CONFIGS:
+            continue
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    h.update(CONTRACT.name.encode() + b"\0" + CONTRACT.read_bytes())
+    return h.hexdigest()

@@ -1,0 +1,196 @@
+"""The contract between the gem5 engine and the configs gem5 runs.
+
+Standard library only: the engine imports it as part of g5net, and the
+configs (`configs/g5net_components/params.py`) load this file by its path,
+as they load `g5net/spec.py`, because gem5's Python knows no `g5net` package.
+Whatever both sides must agree on is defined here once: the config JSON (its
+schema version and fields), the report the config writes back, the config's
+exit statuses, the probe's output line, and which settings matter only after
+the boot checkpoint.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+# The config JSON's version: bumped when a field changes meaning or appears.
+SCHEMA_VERSION = 2
+# What the config writes to gem5's --outdir for the engine to read back.
+REPORT_NAME = "g5net-gem5.json"
+# The line configs/g5net_probe.py prints: this prefix, a space, one JSON object.
+PROBE_MARK = "G5NET-PROBE"
+# What the config rewrites in --outdir every PROGRESS_INTERVAL_S simulated
+# seconds while it simulates (Progress), so that the engine can show progress
+# and notice a boot that stalls.
+PROGRESS_NAME = "g5net-progress.json"
+PROGRESS_INTERVAL_S = 0.01
+
+
+class ContractError(ValueError):
+    """A config JSON or report that does not follow this contract."""
+
+
+class Phase(enum.Enum):
+    # Boot every host on `cpu.boot_model` without caches; write one checkpoint
+    # once every host has reached its `m5 checkpoint`.
+    BOOT = "boot"
+    # Restore that checkpoint with `cpu.model` and caches; run until every
+    # host has said `m5 exit`.
+    MEASURE = "measure"
+    # Build the measure phase's system afresh and instantiate it (gem5 writes
+    # config.ini and config.json), then stop: `g5net system`, in seconds.
+    DESCRIBE = "describe"
+
+
+class ExitStatus(enum.IntEnum):
+    """configs/g5net_hosts.py's exit status."""
+    DONE = 0
+    # The JSON is unusable (wrong schema, missing key, invalid spec).
+    CONFIG_UNUSABLE = 2
+    # The hosts did not do their part; the report's `reason` says why.
+    HOSTS_UNFINISHED = 3
+
+
+# ---------------------------------------------------------------- after the boot
+# The boot phase builds every host the same way whatever the spec says of
+# these, so they can differ between runs that share one checkpoint: no caches
+# (`caches.*`), `cpu.boot_model` instead of `cpu.model`, and NICs on this
+# attachment (an integrated NIC's DMA buffer on the uncached boot membus trips
+# gem5's snoop filter, and NIC wiring holds no state worth booting for).
+BOOT_NIC_ATTACH = "pcie"
+# Config files that only the measure and describe phases run: a change to
+# them changes run ids but not what a checkpoint holds. Paths under configs/.
+MEASURE_ONLY_CONFIGS = frozenset({
+    "g5net_components/cachehierarchies/cache_level.py",
+    "g5net_components/cachehierarchies/configurable_cache_hierarchy.py",
+    "g5net_components/nics/integrated_placement.py",
+})
+# The spec keys of a host that decide its state at the checkpoint (dotted
+# paths into a resolved host); the kernel command line, which carries MTU,
+# sysctls and interrupt throttling, is hashed beside them. Everything else
+# (cpu.model, caches, NIC placement, queues and descriptor caches, the link,
+# the workloads) is taken from the measure phase's config after restoring.
+BOOT_HOST_KEYS = ("name", "role", "ip", "memory_mb", "kernel", "cpu.cores",
+                  "cpu.threads_per_core", "cpu.clock_ghz", "cpu.boot_model", "nic.count")
+
+
+def boot_nic_attach(attach: str, phase: Phase) -> str:
+    """The NIC attachment a phase builds for a spec's `nic.attach`."""
+    return BOOT_NIC_ATTACH if phase is Phase.BOOT else attach
+
+
+# ---------------------------------------------------------------- the config JSON
+
+def _from_dict(cls: type, data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ContractError(f"{where}: expected an object, got {type(data).__name__}")
+    names = [f.name for f in fields(cls)]
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise ContractError(f"{where}: missing key {missing[0]!r}")
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        raise ContractError(f"{where}: unknown key {unknown[0]!r}")
+    return {n: data[n] for n in names}
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """One host as the config builds it."""
+    name: str  # the spec's host name
+    board: str  # its SimObject under Root: console file, stats prefix
+    kernel: str  # vmlinux
+    disk: str
+    cmdline: str  # the whole kernel command line
+    readfile: str  # what the guest's `m5 readfile` returns
+    macs: tuple[str, ...]  # one per NIC
+    console_socket: str  # Unix socket of its serial terminal, relative to --outdir
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The one JSON file a gem5 run of configs/g5net_hosts.py reads."""
+    phase: Phase
+    spec: dict  # the resolved spec (g5net/spec.py's to_dict)
+    hosts: tuple[HostConfig, ...]
+    checkpoint: str  # where the boot phase writes it, and the measure phase reads it
+    pcap_dir: str | None = None
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["phase"] = self.phase.value
+        return json.dumps({"schema": SCHEMA_VERSION, **data}, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> "RunConfig":
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            raise ContractError(f"{where}: not JSON: {e}") from None
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA_VERSION:
+            got = data.get("schema") if isinstance(data, dict) else None
+            raise ContractError(f"{where}: schema {got!r}, this config reads {SCHEMA_VERSION}")
+        values = _from_dict(cls, {k: v for k, v in data.items() if k != "schema"}, where)
+        try:
+            values["phase"] = Phase(values["phase"])
+        except ValueError:
+            raise ContractError(f"{where}: phase {values['phase']!r} is not one of "
+                                f"{', '.join(p.value for p in Phase)}") from None
+        if not isinstance(values["hosts"], list):
+            raise ContractError(f"{where}: hosts: expected a list")
+        hosts = []
+        for i, h in enumerate(values["hosts"]):
+            host = _from_dict(HostConfig, h, f"{where}: hosts[{i}]")
+            host["macs"] = tuple(host["macs"])
+            hosts.append(HostConfig(**host))
+        values["hosts"] = tuple(hosts)
+        return cls(**values)
+
+
+# ---------------------------------------------------------------- progress
+
+@dataclass
+class Progress:
+    """Where a running simulation is: rewritten every PROGRESS_INTERVAL_S."""
+    sim_seconds: float
+    # Board -> instructions each of its CPUs has committed so far: a CPU whose
+    # count stands still while simulated time goes on is halted.
+    insts: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self)) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> "Progress":
+        try:
+            return cls(**_from_dict(cls, json.loads(text), PROGRESS_NAME))
+        except (ValueError, TypeError) as e:
+            raise ContractError(f"{PROGRESS_NAME}: {e}") from None
+
+
+# ---------------------------------------------------------------- the report
+
+@dataclass
+class Report:
+    """What the config writes to `<outdir>/REPORT_NAME` when it ends."""
+    phase: str
+    completed: bool = False
+    # Why not completed: the exit event that ended the simulation early.
+    reason: str = ""
+    # Every exit event: {"cause", "code", "tick"}.
+    exits: list = field(default_factory=list)
+    sim_seconds: float = 0.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> "Report":
+        """The report of a config that got far enough to write one."""
+        try:
+            return cls(**_from_dict(cls, json.loads(text), REPORT_NAME))
+        except (ValueError, TypeError) as e:
+            raise ContractError(f"{REPORT_NAME}: {e}") from None

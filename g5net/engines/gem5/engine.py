@@ -1,0 +1,232 @@
+"""gem5 engine: the detailed model. Boot fast, measure in detail.
+
+A run is two gem5 processes over one system of every host (configs/g5net_hosts.py):
+
+1. boot: every host boots on `cpu.boot_model` (atomic) without caches. The job
+   a guest fetches with `m5 readfile` in this phase is the guest protocol's
+   checkpoint stub; once every host has reached its checkpoint, gem5 writes
+   one checkpoint of the whole system and exits.
+2. measure: the checkpoint is restored with `cpu.model` and the spec's caches;
+   each host's `m5 readfile` now returns its real job, which the stub sources.
+   gem5 exits once every host has run `m5 exit`.
+
+Checkpoints are shared (checkpoints.py). `experiment.timeout_s` bounds both
+phases together; `boot_timeout_s`, a wall-clock figure for QEMU's
+seconds-long boots, is not applied: a gem5 boot takes minutes and happens
+once per checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from pathlib import Path
+
+from ... import atomic
+from ...artifacts.cache import locked, staging
+from ...errors import Gem5Error
+from ...guest import job
+from ...guest.protocol import BOOTED, CHECKPOINT_STUB
+from ...rundir import RunDir
+from ...spec import Spec
+from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
+from .boards import board_names, console_file, console_socket
+from .checkpoints import Checkpoint, boot_state
+from .config_files import configs_digest
+from .contract import ExitStatus, Phase
+from .probe import Gem5Build, find_binary, probe
+from .process import BOOT_STALL, Gem5Result, classify_failure, read_text, run_gem5
+from .run_config import host_cmdlines, run_config
+
+# gem5's X86Board maps RAM below its 3 GiB I/O hole only.
+MAX_MEMORY_MB = 3072
+# Building and instantiating even a 64-CPU system takes seconds.
+DESCRIBE_TIMEOUT_S = 600
+
+
+def check_spec(spec: Spec) -> None:
+    """What the spec allows but this engine cannot build; errors name the key."""
+    counts = {h.nic.count for h in spec.hosts}
+    if len(counts) > 1:
+        have = ", ".join(f"hosts.{h.name}.nic.count = {h.nic.count}" for h in spec.hosts)
+        raise Gem5Error(f"nic.count: the gem5 engine puts every host's n-th NIC on network n, "
+                        f"so all hosts need the same count ({have})")
+    for h in spec.hosts:
+        if h.memory_mb > MAX_MEMORY_MB:
+            raise Gem5Error(f"hosts.{h.name}.memory_mb: {h.memory_mb} exceeds the {MAX_MEMORY_MB} "
+                            f"MiB that gem5's X86Board maps below its I/O hole")
+
+
+def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs: str) -> Checkpoint:
+    """The boot checkpoint of `spec` with these artifacts, gem5 binary and boot configs."""
+    cmdlines = host_cmdlines(spec, artifacts)
+    hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name]})
+             for h in spec.hosts]
+    return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs))
+
+
+class _BootFailed(Exception):
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.engine_failure)
+        self.outcome = outcome
+
+
+class Gem5Engine(Engine):
+    name = "gem5"
+
+    def __init__(self, binary: Path | None = None) -> None:
+        self._binary = binary
+        self._build: Gem5Build | None = None
+
+    def probe(self) -> Gem5Build:
+        """What this engine's gem5 binary is, asked once."""
+        if self._build is None:
+            self._build = probe(self._binary or find_binary())
+        return self._build
+
+    def info(self) -> EngineInfo:
+        """The digest covers the binary and configs/: both decide what a run does."""
+        b = self.probe()
+        digest = hashlib.sha256(f"{b.digest}:{configs_digest()}".encode()).hexdigest()
+        return EngineInfo(self.name, b.binary, b.version, digest)
+
+    def usable(self, spec: Spec) -> Gem5Build:
+        """This gem5 build, once it and `spec` are known to go together."""
+        build = self.probe()
+        if build.problems():
+            raise Gem5Error(f"{build.binary}: " + "; ".join(build.problems()))
+        check_spec(spec)
+        return build
+
+    def checkpoint(self, spec: Spec, artifacts: Artifacts) -> Checkpoint:
+        """The boot checkpoint `spec` restores (whether it exists yet or not)."""
+        return boot_checkpoint(spec, artifacts, self.probe().digest, configs_digest(boot=True))
+
+    def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
+        self.usable(spec)
+        start = time.monotonic()
+        deadline = start + spec.experiment.timeout_s
+        ckpt = self.checkpoint(spec, artifacts)
+        boot_s: dict[str, float] = {}
+        if ckpt.exists():
+            progress(f"restoring checkpoint {ckpt.path} (booted earlier)")
+        else:
+            with locked(f"checkpoint-{ckpt.key[:32]}", progress):
+                if ckpt.exists():
+                    progress(f"restoring checkpoint {ckpt.path} (booted by another run meanwhile)")
+                else:
+                    try:
+                        boot_s = self._boot(spec, artifacts, ckpt, rd, deadline, progress)
+                    except _BootFailed as e:
+                        e.outcome.wall_s = time.monotonic() - start
+                        return e.outcome
+        return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
+
+    def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
+        """Build and instantiate the measured system of `spec` without simulating
+        it; gem5 writes config.ini and config.json to `outdir`. Returns config.ini."""
+        build = self.usable(spec)
+        outdir.mkdir(parents=True, exist_ok=True)
+        # Never read: gem5 only checks that a board's readfile exists.
+        jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
+        for h in spec.hosts:
+            jobs[h.name].write_text(job.render(spec, h))
+        config = atomic.write_text(outdir / "gem5-describe.json", run_config(
+            Phase.DESCRIBE, spec, artifacts, jobs, outdir / "no-checkpoint").to_json())
+        result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
+                          time.monotonic() + DESCRIBE_TIMEOUT_S, {})
+        failure = classify_failure(result) or ("timed out" if result.timed_out else None)
+        if failure:
+            raise Gem5Error(f"building the system of {spec.experiment.name} "
+                            f"failed: {failure}\n{result.log_tail()}")
+        return outdir / "m5out" / "config.ini"
+
+    def _boot(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
+              deadline: float, progress: Progress) -> dict[str, float]:
+        """Boot every host into a new checkpoint; host -> seconds to its boot
+        marker. Raises _BootFailed, so that staging keeps no half-made checkpoint."""
+        names = board_names(spec)
+        progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
+                 f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]} "
+                 f"(console: g5net console {rd.path} --host {spec.hosts[0].name})")
+        with staging(ckpt.path) as tmp:
+            new = ckpt.staged(tmp)
+            rd.m5out_boot.symlink_to(new.m5out, target_is_directory=True)
+            new.stub.write_text(CHECKPOINT_STUB)
+            config = atomic.write_text(new.config, run_config(
+                Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
+                new.cpt).to_json())
+            files = {h.name: console_file(new.m5out, names[h.name]) for h in spec.hosts}
+            try:
+                result = run_gem5(self.probe().binary, config, new.m5out, new.boot_log,
+                                  deadline, files, report=lambda line: progress(f"booting: {line}"),
+                                  stall=BOOT_STALL)
+            finally:
+                rd.m5out_boot.unlink()
+            consoles = {h: read_text(path) for h, path in files.items()}
+            shutil.copy(new.boot_log, rd.engine_boot_log)
+            if result.returncode != ExitStatus.DONE:
+                raise _BootFailed(self._boot_failure(result, consoles))
+            for h in spec.hosts:
+                new.console(h.name).write_text(consoles[h.name])
+            booted_s = {h: round(t, 3) for h, t in result.booted_s.items()}
+            atomic.write_json(new.meta, {
+                "key": ckpt.key, "wall_s": round(result.wall_s, 3), "booted_s": booted_s,
+                "sim_seconds": result.sim_seconds, "state": ckpt.state})
+            # Sockets and the boot's statistics are of no use to a restore.
+            shutil.rmtree(new.m5out)
+        progress(f"booted and checkpointed in {result.wall_s:.0f} s "
+                 f"({result.sim_seconds:.3f} simulated s)")
+        return booted_s
+
+    @staticmethod
+    def _boot_failure(result: Gem5Result, consoles: dict[str, str]) -> Outcome:
+        # A guest panic leaves failure None: its console says it.
+        failure = classify_failure(result)
+        if failure and result.returncode == ExitStatus.HOSTS_UNFINISHED:
+            failure = f"boot: {failure}"
+        elif failure:
+            failure = f"{failure} (while booting)"
+        return Outcome(consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
+                       engine_failure=failure, engine_log_tail=result.log_tail())
+
+    def _measure(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
+                 start: float, deadline: float, boot_s: dict[str, float],
+                 progress: Progress) -> Outcome:
+        names = board_names(spec)
+        for h in spec.hosts:
+            rd.job_script(h.name).write_text(job.render(spec, h))
+        pcap = rd.pcap_dir if spec.link.pcap else None
+        if pcap:
+            pcap.mkdir(parents=True)
+        config = atomic.write_text(rd.gem5_config(Phase.MEASURE.value), run_config(
+            Phase.MEASURE, spec, artifacts, {h.name: rd.job_script(h.name) for h in spec.hosts},
+            ckpt.cpt, pcap).to_json())
+        models = ", ".join(sorted({h.cpu.model for h in spec.hosts}))
+        progress(f"measuring on {models} CPUs with caches (console: g5net console {rd.path} "
+                 f"--host {spec.hosts[0].name})")
+        result = run_gem5(self.probe().binary, config, rd.m5out, rd.engine_log, deadline,
+                          {h.name: console_file(rd.m5out, names[h.name]) for h in spec.hosts},
+                          report=lambda line: progress(f"measuring: {line}"))
+        consoles = {}
+        for h in spec.hosts:
+            text = read_text(ckpt.console(h.name)) + read_text(console_file(rd.m5out, names[h.name]))
+            rd.console(h.name).write_text(text)
+            consoles[h.name] = text
+            sock = rd.m5out / console_socket(names[h.name])
+            if sock.is_socket():
+                sock.unlink()
+        if result.guest_panic:
+            progress(f"gem5 stopped: {result.guest_panic}")
+        elif result.timed_out:
+            progress(f"wall-clock limit of {spec.experiment.timeout_s} s reached; gem5 stopped")
+        else:
+            progress(f"gem5 finished in {result.wall_s:.0f} s ({result.sim_seconds:.3f} simulated s)")
+        missing = [h.name for h in spec.hosts if BOOTED not in consoles[h.name]]
+        failure = classify_failure(result)
+        if failure is None and missing and not result.timed_out:
+            failure = f"boot: {', '.join(missing)} never printed {BOOTED}"
+        return Outcome(consoles=consoles, wall_s=time.monotonic() - start,
+                       timed_out=result.timed_out, engine_failure=failure,
+                       engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names)

@@ -1,0 +1,249 @@
+"""Running one gem5 process: start it, watch the guests' consoles, stop it,
+and say in one line what went wrong."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...guest.protocol import BOOTED, panic_line
+from .config_files import HOSTS_CONFIG
+from .contract import PROGRESS_NAME, REPORT_NAME, ContractError, ExitStatus, Progress, Report
+
+LOG_TAIL_CHARS = 3000
+KILL_GRACE_S = 10
+# How often the engine reads the consoles of a running gem5, and how long it
+# lets a panicked guest's console fill before it stops gem5.
+WATCH_S = 1.0
+PANIC_GRACE_S = 5.0
+
+
+def tail(text: str, chars: int = LOG_TAIL_CHARS) -> str:
+    return text[-chars:].strip()
+
+
+def read_text(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+@dataclass(frozen=True)
+class Stall:
+    """When a boot counts as stalled: its guests' consoles stand still while
+    simulated time goes on for `sim_s` simulated seconds, or simulated time
+    itself stands still for `wall_s` host seconds."""
+    sim_s: float
+    wall_s: float
+
+
+# A healthy boot of our kernel is silent (`quiet`) from its first console line
+# to g5init's BOOTED, about 0.45 simulated seconds for a 1-CPU host, and the
+# guest checkpoints right after BOOTED; 2 s of silence is a boot that went
+# wrong. One progress interval (10 simulated ms) takes an atomic CPU seconds
+# of host time; ten minutes without one is a simulator that went wrong.
+BOOT_STALL = Stall(sim_s=2.0, wall_s=600.0)
+# How often, in host seconds, a running phase reports where it is.
+REPORT_EVERY_S = 60.0
+
+
+class Watch:
+    """Reads a running gem5's consoles and progress file: when each guest
+    booted, whether one panicked, whether the boot stalled, and where it is.
+
+    gem5 cannot tell a panicked guest from a slow one (a panicking Linux
+    reboots, and the run waits for its `m5 exit` until the wall-clock limit),
+    so the engine stops gem5 soon after a panic shows on a console.
+    """
+
+    def __init__(self, consoles: dict[str, Path], progress_file: Path, start: float,
+                 stall: Stall | None) -> None:
+        self._consoles = consoles
+        self._progress_file = progress_file
+        self._start = start
+        self._stall = stall
+        self.booted_s: dict[str, float] = {}
+        self.progress: Progress | None = None
+        self._sizes: dict[str, int] = {}
+        # Simulated seconds of the last console growth, the host clock of
+        # the last progress report, and each CPU's instructions in the first
+        # report after the consoles last grew.
+        self._quiet_since_sim = 0.0
+        self._progress_at = start
+        self._insts_at_quiet: dict[str, list[int]] | None = None
+        self._last_lines: dict[str, str] = {}
+
+    def poll(self) -> str | None:
+        """The first panic line seen, as `host: line`."""
+        for host, path in self._consoles.items():
+            text = read_text(path)
+            if len(text) != self._sizes.get(host, 0):
+                self._sizes[host] = len(text)
+                self._quiet_since_sim = self.progress.sim_seconds if self.progress else 0.0
+                self._insts_at_quiet = None
+                lines = [line for line in text.splitlines() if line.strip()]
+                self._last_lines[host] = lines[-1].strip() if lines else ""
+            if host not in self.booted_s and BOOTED in text:
+                self.booted_s[host] = time.monotonic() - self._start
+            panic = panic_line(text)
+            if panic:
+                return f"{host}: {panic}"
+        try:
+            progress = Progress.from_json(self._progress_file.read_text())
+        except (OSError, ContractError):
+            progress = None
+        if progress and (self.progress is None or progress.sim_seconds > self.progress.sim_seconds):
+            self.progress, self._progress_at = progress, time.monotonic()
+            if self._insts_at_quiet is None:
+                self._insts_at_quiet = progress.insts
+        return None
+
+    def halted(self) -> dict[str, list[int]]:
+        """Board -> the CPUs that committed no instruction since the consoles
+        last grew."""
+        if not self.progress or self._insts_at_quiet is None:
+            return {}
+        out = {}
+        for board, insts in self.progress.insts.items():
+            before = self._insts_at_quiet.get(board, [])
+            out[board] = [cpu for cpu, (a, b) in enumerate(zip(before, insts)) if a == b]
+        return out
+
+    def stalled(self) -> str | None:
+        """Why the boot counts as stalled, or None."""
+        if self._stall is None or len(self.booted_s) == len(self._consoles):
+            return None
+        idle_wall = time.monotonic() - self._progress_at
+        if idle_wall > self._stall.wall_s:
+            at = f"{self.progress.sim_seconds:.3f}" if self.progress else "0"
+            return (f"simulated time stood still at {at} s for {idle_wall:.0f} host seconds")
+        if self.progress is None:
+            return None
+        quiet = self.progress.sim_seconds - self._quiet_since_sim
+        if quiet <= self._stall.sim_s:
+            return None
+        halted = "; ".join(f"{board} CPUs {', '.join(map(str, cpus))}"
+                           for board, cpus in self.halted().items() if cpus) or "none"
+        last = "; ".join(f"{h}: {line!r}" for h, line in self._last_lines.items()) or "nothing"
+        return (f"no console output for {quiet:.2f} simulated s (at {self.progress.sim_seconds:.3f} "
+                f"simulated s; halted since: {halted}; last console lines: {last})")
+
+    def summary(self) -> str:
+        """One line: where the run is."""
+        if not self.progress:
+            return "starting"
+        running = sum(len(i) for i in self.progress.insts.values())
+        halted = sum(len(c) for c in self.halted().values())
+        last = "; ".join(f"{h}: {line[:60]!r}" for h, line in self._last_lines.items() if line)
+        return (f"{self.progress.sim_seconds:.3f} simulated s, {running - halted}/{running} CPUs "
+                f"active, booted {len(self.booted_s)}/{len(self._consoles)}"
+                + (f"; {last}" if last else ""))
+
+
+@dataclass(frozen=True)
+class Gem5Result:
+    returncode: int | None  # None: stopped by g5net (deadline, or a guest panicked)
+    wall_s: float
+    log: Path
+    report: Report | None  # None: the config ended before writing one
+    booted_s: dict[str, float]
+    guest_panic: str | None = None
+    stalled: str | None = None
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None and self.guest_panic is None and self.stalled is None
+
+    @property
+    def sim_seconds(self) -> float:
+        return self.report.sim_seconds if self.report else 0.0
+
+    def log_tail(self) -> str:
+        return tail(read_text(self.log))
+
+
+def classify_failure(result: Gem5Result) -> str | None:
+    """None when gem5 did what it was asked, or the consoles say what went wrong
+    (a guest panic); else one line saying what went wrong."""
+    if result.stalled:
+        return f"boot stalled: {result.stalled}"
+    if result.returncode in (None, ExitStatus.DONE):
+        return None
+    text = read_text(result.log)
+    for kind in ("panic", "fatal"):
+        m = re.search(rf"^(?:\S+: )?{kind}: .*$", text, re.M)
+        if m:
+            return f"gem5 {kind}: {m.group(0).strip()}"
+    # The config raised: gem5 prints the exception line (then pybind11's "At:"
+    # list of frames, or after Python's traceback).
+    raised = re.findall(r"^[\w.]*(?:Error|Exception): .*$", text, re.M)
+    if raised:
+        return f"gem5 config failed: {raised[-1].strip()}"
+    if result.returncode < 0:
+        return f"gem5 died of {signal.Signals(-result.returncode).name}"
+    if "Segmentation fault" in text:
+        return "gem5 crashed (segmentation fault)"
+    if result.returncode == ExitStatus.HOSTS_UNFINISHED:
+        return f"hosts did not finish: {result.report.reason if result.report else ''}"
+    if result.returncode == ExitStatus.CONFIG_UNUSABLE:
+        return "gem5 rejected its config: " + tail(text, 300)
+    return f"gem5 exited with status {result.returncode}"
+
+
+def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,
+             consoles: dict[str, Path], report: Callable[[str], None] = lambda line: None,
+             stall: Stall | None = None) -> Gem5Result:
+    """Run configs/g5net_hosts.py on `config` until it ends, the deadline passes,
+    a guest panics, or (with `stall`) the boot stalls (`consoles`: host -> the
+    console file gem5 writes). `report` hears where it is every REPORT_EVERY_S."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    # Listeners on: the terminals' sockets are what `g5net console` attaches to.
+    cmd = [str(binary), "--listener-mode=on", f"--outdir={outdir}", str(HOSTS_CONFIG), str(config)]
+    start = time.monotonic()
+    watch = Watch(consoles, outdir / PROGRESS_NAME, start, stall)
+    panic, panic_seen, stalled = None, 0.0, None
+    reported = start
+    rc: int | None = None
+    with open(log, "wb") as f:
+        f.write((" ".join(cmd) + "\n").encode())
+        f.flush()
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            while rc is None and time.monotonic() < deadline:
+                try:
+                    rc = proc.wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    if panic is None:
+                        panic, panic_seen = watch.poll(), time.monotonic()
+                    elif time.monotonic() - panic_seen > PANIC_GRACE_S:
+                        break  # the panic message has had time to reach the console
+                    stalled = watch.stalled()
+                    if stalled:
+                        break
+                    if time.monotonic() - reported > REPORT_EVERY_S:
+                        reported = time.monotonic()
+                        report(f"{reported - start:.0f} s: {watch.summary()}")
+        finally:
+            if rc is None:
+                _stop(proc)
+    watch.poll()
+    try:
+        end = Report.from_json((outdir / REPORT_NAME).read_text())
+    except (OSError, ContractError):
+        end = None
+    return Gem5Result(returncode=rc, wall_s=time.monotonic() - start, log=log, report=end,
+                      booted_s=watch.booted_s, guest_panic=panic if rc is None else None,
+                      stalled=stalled if rc is None else None)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -1,0 +1,50 @@
+"""The guest protocol's host side (workloads/README.md): what an engine tells a
+guest on its kernel command line, and what a guest prints on its console.
+
+Both engines use it; the guest's side is `workloads/g5init` and `lib.sh`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..spec import Host
+
+# g5init prints this once its host is up, before it runs the job.
+BOOTED = "G5NET-BOOTED"
+# The job's results, between these two lines.
+BEGIN = "<<<G5NET-RESULTS-BEGIN>>>"
+END = "<<<G5NET-RESULTS-END>>>"
+# Linux reports /proc/stat in USER_HZ ticks, 100 per second on x86.
+USER_HZ = 100
+_PANIC = re.compile(r"Kernel panic - not syncing:.*")
+
+# The gem5 engine's boot-phase job: g5init sources it with lib.sh in the same
+# shell. Its first line marks it: the guest checkpoints, then polls until
+# `m5 readfile` returns anything else, which only a restored system does.
+STUB_MARK = "# g5net-checkpoint-stub"
+CHECKPOINT_STUB = f"""{STUB_MARK}: the gem5 engine's boot phase (g5net/guest/protocol.py).
+m5 checkpoint
+while m5 readfile >/tmp/g5net-job.sh && grep -q '^{STUB_MARK}' /tmp/g5net-job.sh; do
+	sleep 0.01 2>/dev/null || sleep 1
+done
+. /tmp/g5net-job.sh
+"""
+
+
+def kernel_cmdline(host: Host, engine: str) -> str:
+    """The kernel command line of workloads/README.md section 1 for one host."""
+    args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
+            "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
+            f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
+    if host.nic.count > 1:
+        args.append(f"g5net.nics={host.nic.count}")
+    if host.sysctl:
+        args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
+    return " ".join(args)
+
+
+def panic_line(console: str) -> str | None:
+    """The kernel's panic message, if the console shows one."""
+    m = _PANIC.search(console)
+    return m.group(0).strip() if m else None
