@@ -10,7 +10,7 @@ absent, never 0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,11 +103,15 @@ def workload_metrics(w: dict[str, Any], gem5: dict[str, float] | None = None) ->
     return {k: v for k, v in out.items() if v is not None}
 
 
-def compute(spec: Spec, results: dict[str, Any], rd: RunDir) -> dict[str, Any]:
-    # gem5 names each host's top-level object after the spec's host.
+def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
+            boards: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
+    engine's object names); a host missing there is its own prefix."""
     gem5 = roi_stats(rd.stats_txt, [w.name for w in spec.workloads])
+    boards = boards or {}
     hosts = {}
     for name, r in results.items():
-        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(name))
+        prefix = boards.get(name, name)
+        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix))
                        for wname, w in r.get("workloads", {}).items()}
     return {"hosts": hosts}

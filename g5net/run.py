@@ -6,18 +6,15 @@ Statuses in run.json: `done`, `timeout`, or `failed:<class>` with class one of
 
 from __future__ import annotations
 
-import getpass
 import hashlib
 import json
-import platform
 import shutil
 import time
 import traceback
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import __version__, artifacts, engines, metrics, rundir
+from . import artifacts, engines, metrics, run_record, rundir
 from .engines.base import Artifacts, EngineInfo, Outcome, Progress
 from .errors import GuestError
 from .guest import results as guest_results
@@ -39,10 +36,6 @@ def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:
     key = {"spec": spec.digest(), "artifacts": arts.digests(),
            "engine": {"name": engine.name, "digest": engine.digest}}
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]:
@@ -85,18 +78,10 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
     arts = arts or resolve_artifacts(spec, progress, build=build)
     rid = run_id(spec, arts, info)
     rd = rundir.begin(store, spec.experiment.name, rid)
-    record: dict[str, Any] = {
-        "run_id": rid,
-        "name": spec.experiment.name,
-        "status": "running",
-        "engine": {"name": info.name, "binary": str(info.binary), "version": info.version,
-                   "digest": info.digest},
-        "artifacts": {k: {"digest": v} for k, v in arts.digests().items()},
-        "g5net_version": __version__,
-        "host": {"node": platform.node(), "user": getpass.getuser()},
-        "timings": {"started": _now()},
-        "spec": spec.to_dict(),
-    }
+    record = run_record.begin(rid, spec.experiment.name, spec.to_dict())
+    record["engine"] = {"name": info.name, "binary": str(info.binary), "version": info.version,
+                        "digest": info.digest}
+    record["artifacts"] = {k: {"digest": v} for k, v in arts.digests().items()}
     for v, k in arts.kernels.items():
         record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)
     record["artifacts"]["image"]["path"] = str(arts.image.path)
@@ -105,9 +90,7 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
     t0 = time.monotonic()
 
     def finish(status: str) -> rundir.RunDir:
-        record["status"] = status
-        record["timings"].update(finished=_now(), total_s=round(time.monotonic() - t0, 3))
-        rd.write_json(rd.run_json, record)
+        rd.write_json(rd.run_json, run_record.finish(record, status, time.monotonic() - t0))
         return rundir.commit(rd, store, spec.experiment.name, rid)
 
     try:
@@ -115,8 +98,10 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
         status, results, reasons = _classify(spec, out)
         record["timings"].update(wall_s=round(out.wall_s, 3),
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
+        # Where each host's statistics live in the engine's stats.txt.
+        record["boards"] = out.boards
         rd.write_json(rd.results_json, results)
-        rd.write_json(rd.metrics_json, metrics.compute(spec, results, rd))
+        rd.write_json(rd.metrics_json, metrics.compute(spec, results, rd, out.boards))
         if status != "done":
             record["failure"] = {"reasons": reasons, "engine_log_tail": out.engine_log_tail,
                                  "console_tails": {h: c[-CONSOLE_TAIL_CHARS:]

@@ -8,18 +8,15 @@ killed one; they never count as a result.
 
 from __future__ import annotations
 
-import csv
-import getpass
 import json
-import platform
 import shutil
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
-from . import __version__, rundir
+from . import run_record, rundir
 from .errors import RunnerError
-from .runners.plan import Plan, PlannedPoint, SweepDir
+from .sweepdir import Plan, PlannedPoint, SweepDir
 
 PENDING = "pending"
 LEAD_COLUMNS = ("point", "run_id", "status", "run_dir")
@@ -55,16 +52,9 @@ def record_failure(store: Path, point: PlannedPoint, status: str, reasons: list[
     """Commit a run for a point whose worker died or hung before it could write one,
     so that the sweep does not start it again unless asked to (--retry-failed)."""
     rd = rundir.begin(store, point.name, point.run_id)
-    rd.write_json(rd.run_json, {
-        "run_id": point.run_id, "name": point.name, "status": status,
-        "g5net_version": __version__,
-        "host": {"node": platform.node(), "user": getpass.getuser()},
-        "timings": {"started": started.isoformat(timespec="seconds"),
-                    "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "total_s": round(wall_s, 3)},
-        "spec": point.spec,
-        "failure": {"reasons": reasons},
-    })
+    record = run_record.begin(point.run_id, point.name, point.spec, started)
+    record["failure"] = {"reasons": reasons}
+    rd.write_json(rd.run_json, run_record.finish(record, status, wall_s))
     rd.write_json(rd.spec_json, point.spec)
     return rundir.commit(rd, store, point.name, point.run_id)
 
@@ -145,39 +135,3 @@ def collect(sd: SweepDir, plan: Plan) -> tuple[list[str], list[dict[str, Any]]]:
     for group in GROUPS:
         columns += sorted(n for n in names if n.startswith(group))
     return columns, rows
-
-
-def write_csv(path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns, restval="")
-        w.writeheader()
-        w.writerows(rows)
-
-
-def write_parquet(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise RunnerError("writing Parquet needs pyarrow: pip install 'g5net[table]' "
-                          "(or write .csv)") from None
-    arrays = []
-    for name in columns:
-        values = [r.get(name) for r in rows]
-        try:
-            arrays.append(pa.array(values))
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            # One column holding numbers in one run and text in another: keep it as text.
-            arrays.append(pa.array([None if v is None else str(v) for v in values]))
-    pq.write_table(pa.Table.from_arrays(arrays, names=columns), path)
-
-
-WRITERS = {".csv": write_csv, ".parquet": write_parquet}
-
-
-def write_table(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
-    writer = WRITERS.get(path.suffix)
-    if writer is None:
-        raise RunnerError(f"{path}: unknown table format {path.suffix!r} "
-                          f"(allowed: {', '.join(WRITERS)})")
-    writer(path, columns, rows)

@@ -22,16 +22,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from g5net import store, sweep as sweepmod
+from g5net import store, sweep as sweepmod, sweepdir
 from g5net.runners import local, lock, plan as planmod
 from g5net.runners.display import Display
-from g5net.runners.plan import SweepDir
+from g5net.sweepdir import SweepDir
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _run(sd: SweepDir, plan: planmod.Plan, jobs: int) -> tuple[float, list[local.Finished]]:
-    planmod.write(sd, plan)
+def _run(sd: SweepDir, plan: sweepdir.Plan, jobs: int) -> tuple[float, list[local.Finished]]:
+    sweepdir.write(sd, plan)
     with lock.exclusive(sd):
         start = time.monotonic()
         finished = local.run(sd, list(plan.points), jobs, Display(len(plan.points), jobs, io.StringIO()))

@@ -8,13 +8,15 @@ client brackets each region) and gem5's own at exit."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from g5net import spec as specmod, system
+from g5net import metrics, spec as specmod, system
 from g5net.engines.gem5.boards import board_names
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.guest.protocol import STUB_MARK
 from g5net.guest import results
+from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
@@ -69,3 +71,26 @@ def test_config_ini_puts_the_nic_on_pcie():
     assert [p["object"] for p in summary["client"]["nics"][0]["dma_path"]] == \
         ["pcie_links.upstream", "iobus"]
     assert summary["client"]["cpu_types"] == ["BaseTimingSimpleCPU"]
+
+
+def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: Path):
+    """The fixture's client renamed `client-1`: gem5 cannot name an object that,
+    so its statistics live under the board `host_client_1`; run.json's `boards`
+    map is how the metrics find them."""
+    d = json.loads((FIXTURE / "spec.json").read_text())
+    d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
+    spec = specmod.from_dict(d)
+    boards = board_names(spec)
+    assert boards == {"server": "server", "client-1": "host_client_1"}
+    rd = RunDir(tmp_path)
+    rd.m5out.mkdir()
+    stats = (FIXTURE / "stats.txt").read_text()
+    rd.stats_txt.write_text(re.sub(r"^client\.", "host_client_1.", stats, flags=re.M))
+    got = json.loads((FIXTURE / "results.json").read_text())
+    got["client-1"] = got.pop("client")
+    computed = metrics.compute(spec, got, rd, boards)["hosts"]
+    made = json.loads((FIXTURE / "metrics.json").read_text())["hosts"]
+    assert computed["client-1"]["stream"]["insts"] == made["client"]["stream"]["insts"] > 0
+    assert computed == {"server": made["server"], "client-1": made["client"]}
+    # Without the map the host's gem5 counters are lost, as they were before it.
+    assert "insts" not in metrics.compute(spec, got, rd)["hosts"]["client-1"]["stream"]

@@ -7,28 +7,28 @@ import time
 
 import pytest
 
-from g5net import store, sweep
-from g5net.runners import local, plan as planmod
+from g5net import store, sweep, sweepdir
+from g5net.runners import local
 from g5net.runners.display import Display
-from g5net.runners.plan import PlannedPoint, SweepDir
 from g5net.runners.resources import Resources
+from g5net.sweepdir import PlannedPoint, SweepDir
 
 from conftest import EXAMPLES
 
 
-def _sweep_dir(tmp_path, count: int, **changes) -> tuple[SweepDir, planmod.Plan]:
+def _sweep_dir(tmp_path, count: int, **changes) -> tuple[SweepDir, sweepdir.Plan]:
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
     points = tuple(dataclasses.replace(
         PlannedPoint(p.index, f"{p.index:02d}" * 32, p.spec.experiment.name, p.params,
                      p.spec.to_dict(), Resources.of(p.spec)), **changes)
         for p in s.points[:count])
     sd = SweepDir(tmp_path / "sweep")
-    plan = planmod.Plan("test", s.parameters, points)
-    planmod.write(sd, plan)
+    plan = sweepdir.Plan("test", s.parameters, points)
+    sweepdir.write(sd, plan)
     return sd, plan
 
 
-def _run(sd: SweepDir, plan: planmod.Plan, jobs: int) -> list[local.Finished]:
+def _run(sd: SweepDir, plan: sweepdir.Plan, jobs: int) -> list[local.Finished]:
     return local.run(sd, list(plan.points), jobs, Display(len(plan.points), jobs, io.StringIO()))
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net.runners import plan as planmod
-from g5net.runners.plan import SweepDir
+from g5net import sweepdir
+from g5net.sweepdir import SweepDir
 
 from conftest import EXAMPLES
 
@@ -192,7 +192,7 @@ def test_sweep_through_slurm_matches_local(slurm_cluster, tmp_path):
 
     # A point whose run is lost is the only one submitted again.
     sd = SweepDir(tmp_path / "slurm")
-    lost = planmod.read(sd).points[4]
+    lost = sweepdir.read(sd).points[4]
     shutil.rmtree(sd.store / lost.dir_name)
     again = _g5net("sweep", spec, "--out", str(sd.path), "--runner", "slurm", timeout_s=1800)
     assert again.returncode == 0, again.stderr

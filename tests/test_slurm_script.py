@@ -7,7 +7,7 @@ from pathlib import Path
 
 from g5net import sweep
 from g5net.runners import slurm
-from g5net.runners.plan import PlannedPoint, SweepDir
+from g5net.sweepdir import PlannedPoint, SweepDir
 from g5net.runners.resources import Resources
 
 from conftest import EXAMPLES

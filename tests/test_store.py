@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from g5net import cli, rundir, store, sweep
-from g5net.runners import plan as planmod
-from g5net.runners.plan import PlannedPoint, SweepDir
+from g5net import cli, rundir, store, sweep, sweepdir
 from g5net.runners.resources import Resources
+from g5net.sweepdir import PlannedPoint, SweepDir
 
 from conftest import EXAMPLES
 
@@ -27,7 +26,7 @@ def sweep_dir(tmp_path):
     points = tuple(PlannedPoint(p.index, f"{p.index:02d}" * 32, p.spec.experiment.name, p.params,
                                 p.spec.to_dict(), Resources.of(p.spec)) for p in s.points)
     sd = SweepDir(tmp_path / "sweep")
-    planmod.write(sd, planmod.Plan("examples/sweep-quick.toml", s.parameters, points))
+    sweepdir.write(sd, sweepdir.Plan("examples/sweep-quick.toml", s.parameters, points))
     return sd
 
 
@@ -47,7 +46,7 @@ def _status_json(sd: SweepDir, capsys) -> dict:
 
 
 def test_status_counts_points_and_lists_run_dirs(sweep_dir, capsys):
-    plan = planmod.read(sweep_dir)
+    plan = sweepdir.read(sweep_dir)
     _commit(sweep_dir, plan.points[0], "done", 900.0)
     _commit(sweep_dir, plan.points[1], "done", 910.0)
     _commit(sweep_dir, plan.points[2], "failed:boot")
@@ -65,7 +64,7 @@ def test_status_counts_points_and_lists_run_dirs(sweep_dir, capsys):
 
 
 def test_collect_one_row_per_run(sweep_dir, tmp_path, capsys):
-    plan = planmod.read(sweep_dir)
+    plan = sweepdir.read(sweep_dir)
     _commit(sweep_dir, plan.points[0], "done", 900.0)
     _commit(sweep_dir, plan.points[4], "timeout")
     out = tmp_path / "t.csv"
@@ -87,7 +86,7 @@ def test_collect_one_row_per_run(sweep_dir, tmp_path, capsys):
 
 def test_collect_parquet_matches_csv(sweep_dir, tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    plan = planmod.read(sweep_dir)
+    plan = sweepdir.read(sweep_dir)
     for p in plan.points:
         _commit(sweep_dir, p, "done", 100.0 + p.index)
     assert cli.main(["collect", str(sweep_dir.path), "-o", str(tmp_path / "t.parquet")]) == 0
@@ -105,6 +104,6 @@ def test_status_of_a_non_sweep_dir_names_it(tmp_path, capsys):
 
 
 def test_unknown_table_format(sweep_dir, tmp_path, capsys):
-    _commit(sweep_dir, planmod.read(sweep_dir).points[0], "done", 1.0)
+    _commit(sweep_dir, sweepdir.read(sweep_dir).points[0], "done", 1.0)
     assert cli.main(["collect", str(sweep_dir.path), "-o", str(tmp_path / "t.xlsx")]) == 2
     assert "unknown table format '.xlsx'" in capsys.readouterr().err

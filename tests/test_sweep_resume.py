@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net import store
-from g5net.runners import plan as planmod
-from g5net.runners.plan import SweepDir
+from g5net import store, sweepdir
+from g5net.sweepdir import SweepDir
 
 from conftest import EXAMPLES
 
@@ -75,7 +74,7 @@ def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
     # Start again: only what is missing runs.
     proc = _sweep(sd.path, log)
     assert proc.wait(timeout=POINT_TIMEOUT_S * 6) == 0, log.read_text()
-    plan = planmod.read(sd)
+    plan = sweepdir.read(sd)
     after = _runs(sd)
     assert sorted(after) == sorted(p.dir_name for p in plan.points)
     assert sorted(r["run_id"] for r in after.values()) == sorted(p.run_id for p in plan.points)

@@ -13,7 +13,6 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 

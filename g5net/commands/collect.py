@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import store
-from ..runners import plan as planmod
-from ..runners.plan import SweepDir
+from .. import store, sweepdir, table
+from ..sweepdir import SweepDir
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     sd = SweepDir(args.sweep_dir.resolve())
-    columns, rows = store.collect(sd, planmod.read(sd))
-    store.write_table(args.output, columns, rows)
+    columns, rows = store.collect(sd, sweepdir.read(sd))
+    table.write_table(args.output, columns, rows)
     print(f"{args.output}: {len(rows)} rows, {len(columns)} columns", file=sys.stderr)
     return 0

@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from .. import store
-from ..runners import lock, plan as planmod, slurm
-from ..runners.plan import Plan, SweepDir
+from .. import store, sweepdir
+from ..runners import lock, slurm
+from ..sweepdir import Plan, SweepDir
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +41,7 @@ def live(sd: SweepDir, plan: Plan) -> dict[int, str]:
 
 def main(args: argparse.Namespace) -> int:
     sd = SweepDir(args.sweep_dir.resolve())
-    plan = planmod.read(sd)
+    plan = sweepdir.read(sd)
     summary = store.summary(sd, plan, live(sd, plan))
     if args.json:
         print(json.dumps(summary, indent=1))

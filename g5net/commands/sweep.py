@@ -8,11 +8,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .. import runners, store, sweep as sweepmod
-from ..errors import RunnerError
+from .. import runners, store, sweep as sweepmod, sweepdir
 from ..runners import local, lock, plan as planmod, slurm
 from ..runners.display import Display
-from ..runners.plan import SweepDir
+from ..sweepdir import SweepDir
 
 EPILOG = """\
 The [sweep] table of SPEC (see examples/sweep-quick.toml):
@@ -108,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
     with lock.exclusive(sd):
         lock.wait_for_workers(sd)
         plan = planmod.make(sweep, str(args.spec), _log)
-        planmod.write(sd, plan)
+        sweepdir.write(sd, plan)
         todo = store.to_run(sd, plan, args.retry_failed)
         if args.runner == "local":
             _run_local(sd, plan, todo, args.jobs)
@@ -117,7 +116,7 @@ def main(args: argparse.Namespace) -> int:
     return _report(sd, plan)
 
 
-def _run_local(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint],
+def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],
                jobs: int | None) -> None:
     # Under the runner lock with no workers left: every .tmp-* is a dead run's.
     store.remove_temporaries(sd.store)
@@ -129,7 +128,7 @@ def _run_local(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint
     local.run(sd, todo, jobs, Display(len(plan.points), jobs, settled=settled))
 
 
-def _run_slurm(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint],
+def _run_slurm(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],
                args: argparse.Namespace) -> None:
     queued = slurm.live(sd)
     submit = [p for p in todo if p.index not in queued]
@@ -147,7 +146,7 @@ def _run_slurm(sd: SweepDir, plan: planmod.Plan, todo: list[planmod.PlannedPoint
              f"left the queue without a run ({why}); `g5net sweep` again resubmits it")
 
 
-def _report(sd: SweepDir, plan: planmod.Plan) -> int:
+def _report(sd: SweepDir, plan: sweepdir.Plan) -> int:
     s = store.summary(sd, plan, {})
     _log("result: " + ", ".join(f"{n} {state}" for state, n in s["counts"].items()))
     for state, points in s["by_status"].items():
@@ -157,7 +156,7 @@ def _report(sd: SweepDir, plan: planmod.Plan) -> int:
     return 0 if s["counts"].get("done", 0) == len(plan.points) else 1
 
 
-def _dry_run(sd: SweepDir, plan: planmod.Plan, args: argparse.Namespace) -> int:
+def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int:
     rows = []
     for p in plan.points:
         state = store.status_of(sd.store, p) or store.PENDING

@@ -15,7 +15,7 @@ from typing import IO
 
 from .. import store
 from .display import Display
-from .plan import PlannedPoint, SweepDir
+from ..sweepdir import PlannedPoint, SweepDir
 
 POLL_S = 0.1
 # The first workers start this far apart. Points of one sweep take about the

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import RunnerError
-from .plan import SweepDir
+from ..sweepdir import SweepDir
 
 
 @contextlib.contextmanager

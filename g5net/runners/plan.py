@@ -1,106 +1,17 @@
-"""A sweep directory and its plan: which points exist and under which run ids.
-
-    SWEEPDIR/sweep.json       the plan: every point with its params, resolved spec, run id
-    SWEEPDIR/runs/            the run store: one directory per run, `<name>-<run_id[:12]>`
-    SWEEPDIR/logs/            one log per local worker
-    SWEEPDIR/slurm/           job scripts, job ids and SLURM's output files
-
-A run id is fixed when the sweep is planned (spec, artifacts and engine
-hashes), so a point is the same point across restarts and across runners.
-"""
+"""Planning a sweep: every point's resolved spec and run id, fixed before any
+point runs (its artifacts and engines resolved once, here, so that workers
+never build). The plan is kept in the sweep directory (g5net/sweepdir.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
-from .. import rundir, spec as specmod
-from ..errors import RunnerError
-from ..spec import Spec
 from ..sweep import Sweep
+from ..sweepdir import Plan, PlannedPoint
 from .resources import Resources
 
 if TYPE_CHECKING:
     from ..engines.base import Artifacts, EngineInfo
-
-PLAN_VERSION = 1
-
-
-@dataclass(frozen=True)
-class SweepDir:
-    path: Path
-
-    @property
-    def plan_json(self) -> Path:
-        return self.path / "sweep.json"
-
-    @property
-    def store(self) -> Path:
-        return self.path / "runs"
-
-    @property
-    def logs(self) -> Path:
-        return self.path / "logs"
-
-    @property
-    def slurm(self) -> Path:
-        return self.path / "slurm"
-
-    @property
-    def slurm_jobs(self) -> Path:
-        return self.slurm / "jobs.json"
-
-    @property
-    def runner_lock(self) -> Path:
-        return self.path / ".runner.lock"
-
-    @property
-    def workers_lock(self) -> Path:
-        return self.path / ".workers.lock"
-
-    def point_log(self, index: int) -> Path:
-        return self.logs / f"point-{index:04d}.log"
-
-
-@dataclass(frozen=True)
-class PlannedPoint:
-    index: int
-    run_id: str
-    name: str
-    params: dict[str, Any]
-    spec: dict[str, Any]  # resolved, as Spec.to_dict writes it
-    resources: Resources
-
-    @property
-    def dir_name(self) -> str:
-        return rundir.dir_name(self.name, self.run_id)
-
-    @property
-    def boots(self) -> int:
-        return len(self.spec["hosts"])
-
-    def load_spec(self) -> Spec:
-        return specmod.from_dict(self.spec, source=f"point {self.index}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "run_id": self.run_id, "name": self.name,
-                "dir": self.dir_name, "boots": self.boots, "params": self.params,
-                "resources": self.resources.to_dict(), "spec": self.spec}
-
-
-@dataclass(frozen=True)
-class Plan:
-    source: str
-    parameters: tuple[str, ...]
-    points: tuple[PlannedPoint, ...]
-
-    def point(self, index: int) -> PlannedPoint:
-        if not 0 <= index < len(self.points):
-            raise RunnerError(f"point {index}: the sweep has points 0..{len(self.points) - 1}")
-        return self.points[index]
 
 
 def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool = True) -> Plan:
@@ -121,29 +32,3 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
         points.append(PlannedPoint(p.index, rid, p.spec.experiment.name, p.params,
                                    p.spec.to_dict(), Resources.of(p.spec)))
     return Plan(source, sweep.parameters, tuple(points))
-
-
-def write(sd: SweepDir, plan: Plan) -> None:
-    """Replace the plan whole: a reader never sees half of it."""
-    sd.path.mkdir(parents=True, exist_ok=True)
-    data = {"version": PLAN_VERSION, "source": plan.source, "parameters": list(plan.parameters),
-            "points": [p.to_dict() for p in plan.points]}
-    tmp = sd.plan_json.with_name(f".{sd.plan_json.name}.{os.getpid()}.part")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, sd.plan_json)
-
-
-def read(sd: SweepDir) -> Plan:
-    try:
-        data = json.loads(sd.plan_json.read_text())
-    except FileNotFoundError:
-        raise RunnerError(f"{sd.path}: not a sweep directory (no {sd.plan_json.name}; "
-                          f"`g5net sweep SPEC.toml --out {sd.path}` makes one)") from None
-    except (OSError, ValueError) as e:
-        raise RunnerError(f"{sd.plan_json}: unreadable: {e}") from e
-    if data.get("version") != PLAN_VERSION:
-        raise RunnerError(f"{sd.plan_json}: plan version {data.get('version')!r} is not "
-                          f"{PLAN_VERSION}; start the sweep again to rewrite it")
-    points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
-                                Resources(**p["resources"])) for p in data["points"])
-    return Plan(data["source"], tuple(data["parameters"]), points)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import run, store
 from ..errors import G5netError, RunnerError
-from .plan import SweepDir, read
+from ..sweepdir import SweepDir, read
 
 
 def _terminate(signum: int, frame) -> None:

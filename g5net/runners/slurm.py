@@ -16,13 +16,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any, Mapping
 
 from .. import store
 from ..errors import RunnerError
 from .display import Display
-from .plan import Plan, PlannedPoint, SweepDir
+from ..sweepdir import Plan, PlannedPoint, SweepDir
 
 POLL_S = 5.0
 QUEUED = ("PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",

@@ -66,7 +66,9 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
     return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs))
 
 
-class _BootFailed(Exception):
+class BootFailed(Exception):
+    """The boot into a checkpoint failed; `outcome` says how."""
+
     def __init__(self, outcome: Outcome) -> None:
         super().__init__(outcome.engine_failure)
         self.outcome = outcome
@@ -104,24 +106,30 @@ class Gem5Engine(Engine):
         return boot_checkpoint(spec, artifacts, self.probe().digest, configs_digest(boot=True))
 
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
-        self.usable(spec)
         start = time.monotonic()
         deadline = start + spec.experiment.timeout_s
+        try:
+            ckpt, boot_s = self.booted(spec, artifacts, rd, deadline, progress)
+        except BootFailed as e:
+            e.outcome.wall_s = time.monotonic() - start
+            return e.outcome
+        return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
+
+    def booted(self, spec: Spec, artifacts: Artifacts, rd: RunDir, deadline: float,
+               progress: Progress) -> tuple[Checkpoint, dict[str, float]]:
+        """The boot checkpoint of `spec`, booted into now unless it exists, and
+        host -> seconds to its boot marker when it was booted now. A failed
+        boot raises BootFailed with the run's Outcome."""
+        self.usable(spec)
         ckpt = self.checkpoint(spec, artifacts)
-        boot_s: dict[str, float] = {}
         if ckpt.exists():
             progress(f"restoring checkpoint {ckpt.path} (booted earlier)")
-        else:
-            with locked(f"checkpoint-{ckpt.key[:32]}", progress):
-                if ckpt.exists():
-                    progress(f"restoring checkpoint {ckpt.path} (booted by another run meanwhile)")
-                else:
-                    try:
-                        boot_s = self._boot(spec, artifacts, ckpt, rd, deadline, progress)
-                    except _BootFailed as e:
-                        e.outcome.wall_s = time.monotonic() - start
-                        return e.outcome
-        return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
+            return ckpt, {}
+        with locked(f"checkpoint-{ckpt.key[:32]}", progress):
+            if ckpt.exists():
+                progress(f"restoring checkpoint {ckpt.path} (booted by another run meanwhile)")
+                return ckpt, {}
+            return ckpt, self._boot(spec, artifacts, ckpt, rd, deadline, progress)
 
     def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
         """Build and instantiate the measured system of `spec` without simulating
@@ -145,7 +153,7 @@ class Gem5Engine(Engine):
     def _boot(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
               deadline: float, progress: Progress) -> dict[str, float]:
         """Boot every host into a new checkpoint; host -> seconds to its boot
-        marker. Raises _BootFailed, so that staging keeps no half-made checkpoint."""
+        marker. Raises BootFailed, so that staging keeps no half-made checkpoint."""
         names = board_names(spec)
         progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
                  f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]} "
@@ -167,13 +175,17 @@ class Gem5Engine(Engine):
             consoles = {h: read_text(path) for h, path in files.items()}
             shutil.copy(new.boot_log, rd.engine_boot_log)
             if result.returncode != ExitStatus.DONE:
-                raise _BootFailed(self._boot_failure(result, consoles))
+                raise BootFailed(self._boot_failure(result, consoles))
             for h in spec.hosts:
                 new.console(h.name).write_text(consoles[h.name])
             booted_s = {h: round(t, 3) for h, t in result.booted_s.items()}
             atomic.write_json(new.meta, {
                 "key": ckpt.key, "wall_s": round(result.wall_s, 3), "booted_s": booted_s,
-                "sim_seconds": result.sim_seconds, "state": ckpt.state})
+                "sim_seconds": result.sim_seconds,
+                # Board -> instructions each CPU committed while booting (as of
+                # the last progress report before the checkpoint).
+                "insts": result.progress.insts if result.progress else {},
+                "state": ckpt.state})
             # Sockets and the boot's statistics are of no use to a restore.
             shutil.rmtree(new.m5out)
         progress(f"booted and checkpointed in {result.wall_s:.0f} s "

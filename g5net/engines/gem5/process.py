@@ -152,6 +152,8 @@ class Gem5Result:
     booted_s: dict[str, float]
     guest_panic: str | None = None
     stalled: str | None = None
+    # The last progress report: simulated time and instructions per CPU.
+    progress: Progress | None = None
 
     @property
     def timed_out(self) -> bool:
@@ -237,7 +239,7 @@ def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: floa
         end = None
     return Gem5Result(returncode=rc, wall_s=time.monotonic() - start, log=log, report=end,
                       booted_s=watch.booted_s, guest_panic=panic if rc is None else None,
-                      stalled=stalled if rc is None else None)
+                      stalled=stalled if rc is None else None, progress=watch.progress)
 
 
 def _stop(proc: subprocess.Popen) -> None:

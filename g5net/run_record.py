@@ -1,0 +1,45 @@
+"""What a run's `run.json` says, built in this one place: by `g5net.run` for a
+run it executes, and by the sweep's run store for a point whose worker died
+before it could write one.
+
+    run_id, name, status        the run's identity and outcome (g5net/run.py lists the statuses)
+    g5net_version, host         what ran it, and where (node, user)
+    timings                     started, finished (UTC, ISO 8601), total_s, and the engine's own
+    spec                        the resolved spec
+    engine, artifacts, boards   when an engine ran: its binary and digest, kernels and
+                                image, and host -> the prefix of its statistics
+    failure                     when status is not `done`: reasons, log and console tails
+"""
+
+from __future__ import annotations
+
+import getpass
+import platform
+from datetime import datetime, timezone
+from typing import Any
+
+from . import __version__
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def begin(run_id: str, name: str, spec: dict[str, Any], started: datetime | None = None) -> dict[str, Any]:
+    """A run's record as it starts: status `running`."""
+    return {
+        "run_id": run_id,
+        "name": name,
+        "status": "running",
+        "g5net_version": __version__,
+        "host": {"node": platform.node(), "user": getpass.getuser()},
+        "timings": {"started": (started.isoformat(timespec="seconds") if started else now())},
+        "spec": spec,
+    }
+
+
+def finish(record: dict[str, Any], status: str, total_s: float) -> dict[str, Any]:
+    """The record with its final status and how long the run took."""
+    record["status"] = status
+    record["timings"].update(finished=now(), total_s=round(total_s, 3))
+    return record
