@@ -39,3 +39,7 @@ class CheckError(G5netError):
 
 class Gem5Error(EngineError):
     """gem5 is missing, unsuitable, or failed to run."""
+
+
+class StoreError(G5netError):
+    """A path holds no run: not a run directory, a sweep directory or a folder of runs."""

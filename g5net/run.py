@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from . import artifacts, engines, metrics, run_record, rundir
+from . import artifacts, engines, run_metrics, run_record, rundir
 from .engines.base import Artifacts, EngineInfo, Outcome, Progress
 from .errors import GuestError
 from .guest import results as guest_results
@@ -101,7 +101,7 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
         # Where each host's statistics live in the engine's stats.txt.
         record["boards"] = out.boards
         rd.write_json(rd.results_json, results)
-        rd.write_json(rd.metrics_json, metrics.compute(spec, results, rd, out.boards))
+        rd.write_json(rd.metrics_json, run_metrics.compute(spec, results, rd, out.boards))
         if status != "done":
             record["failure"] = {"reasons": reasons, "engine_log_tail": out.engine_log_tail,
                                  "console_tails": {h: c[-CONSOLE_TAIL_CHARS:]

@@ -450,8 +450,3 @@ def load(path: str | Path) -> Spec:
         raise SpecError(f"{path}: cannot read spec: {e.strerror}") from e
     return loads(text, source=str(path))
 
-
-def load_json(path: str | Path) -> Spec:
-    """Read a resolved spec written by `Spec.to_json` (what gem5's configs receive)."""
-    with open(path) as f:
-        return from_dict(json.load(f), source=str(path))

@@ -16,7 +16,8 @@ from typing import Any, Mapping
 
 from . import run_record, rundir
 from .errors import RunnerError
-from .sweepdir import Plan, PlannedPoint, SweepDir
+from .locate import Located
+from .sweepdir import Plan, PlannedPoint, SweepDir, read
 
 PENDING = "pending"
 LEAD_COLUMNS = ("point", "run_id", "status", "run_dir")
@@ -89,6 +90,19 @@ def summary(sd: SweepDir, plan: Plan, live: Mapping[int, str]) -> dict[str, Any]
             "counts": dict(sorted(counts.items())), "by_status": dict(sorted(points.items()))}
 
 
+def summary_of_runs(found: Located) -> dict[str, Any]:
+    """summary() of runs that are no sweep's: a run directory or a folder of runs."""
+    counts: dict[str, int] = {}
+    points: dict[str, list[dict[str, Any]]] = {}
+    for rd in found.runs:
+        record = rd.read_run()
+        counts[record["status"]] = counts.get(record["status"], 0) + 1
+        points.setdefault(record["status"], []).append(
+            {"index": None, "run_id": record["run_id"], "run_dir": str(rd.path), "params": {}})
+    return {"sweep": None, "source": str(found.path), "points": len(found.runs),
+            "counts": dict(sorted(counts.items())), "by_status": dict(sorted(points.items()))}
+
+
 # ------------------------------------------------------------------- collect
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -109,13 +123,14 @@ def _read_json(path: Path) -> Any:
         return {}
 
 
-def row(point: PlannedPoint, rd: rundir.RunDir) -> dict[str, Any]:
+def row(rd: rundir.RunDir, point: PlannedPoint | None = None) -> dict[str, Any]:
+    """One run's row; `point`: the sweep point it ran, if it was one."""
     record = rd.read_run()
-    out: dict[str, Any] = {"point": point.index, "run_id": record["run_id"],
+    out: dict[str, Any] = {"point": point.index if point else None, "run_id": record["run_id"],
                            "status": record["status"], "run_dir": rd.path.name}
-    for path, value in point.params.items():
+    for path, value in (point.params if point else {}).items():
         _flatten(f"sweep.{path}", value, out)
-    _flatten("spec", {k: v for k, v in point.spec.items() if k != "schema"}, out)
+    _flatten("spec", {k: v for k, v in record.get("spec", {}).items() if k != "schema"}, out)
     _flatten("metrics", _read_json(rd.metrics_json).get("hosts", {}), out)
     _flatten("results", _read_json(rd.results_json), out)
     _flatten("run", {"timings": record.get("timings", {}),
@@ -125,11 +140,16 @@ def row(point: PlannedPoint, rd: rundir.RunDir) -> dict[str, Any]:
     return out
 
 
-def collect(sd: SweepDir, plan: Plan) -> tuple[list[str], list[dict[str, Any]]]:
-    """(columns, one row per point that has a committed run) in point order."""
-    rows = [row(p, rd) for p in plan.points if (rd := find(sd.store, p))]
+def collect(found: Located) -> tuple[list[str], list[dict[str, Any]]]:
+    """(columns, rows): of a sweep, one row per point that has a committed run, in
+    point order; of a run or a folder of runs, one row per run."""
+    if found.sweep:
+        plan = read(found.sweep)
+        rows = [row(rd, p) for p in plan.points if (rd := find(found.sweep.store, p))]
+    else:
+        rows = [row(rd) for rd in found.runs]
     if not rows:
-        raise RunnerError(f"{sd.path}: no point has a run yet")
+        raise RunnerError(f"{found.path}: no point has a run yet")
     names = {k for r in rows for k in r} - set(LEAD_COLUMNS)
     columns = list(LEAD_COLUMNS)
     for group in GROUPS:

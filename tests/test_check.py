@@ -3,14 +3,17 @@ import pytest
 from g5net import check, cli
 from g5net.errors import CheckError
 from g5net.report import runs
-from test_metrics_fixtures import make_run, make_sweep, quickstart_spec, spec
+from test_metrics_fixtures import make_folder, make_run, make_sweep, quickstart_spec, spec
 
 REPO_EXPECT = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "expectations"
 
 
-@pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
-    return make_sweep(tmp_path_factory.mktemp("sweep"))
+@pytest.fixture(scope="module", params=["sweep", "folder"])
+def sweep(request, tmp_path_factory):
+    """The same six runs as a sweep directory (`g5net sweep --out`) and as a
+    folder of single runs: checks read both alike."""
+    make = make_sweep if request.param == "sweep" else make_folder
+    return make(tmp_path_factory.mktemp(request.param) / "out")
 
 
 def _write(tmp_path, text):

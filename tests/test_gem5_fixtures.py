@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from g5net import metrics, spec as specmod, system
+from g5net import run_metrics, spec as specmod, system
 from g5net.engines.gem5.boards import board_names
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.guest.protocol import STUB_MARK
@@ -88,9 +88,9 @@ def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: 
     rd.stats_txt.write_text(re.sub(r"^client\.", "host_client_1.", stats, flags=re.M))
     got = json.loads((FIXTURE / "results.json").read_text())
     got["client-1"] = got.pop("client")
-    computed = metrics.compute(spec, got, rd, boards)["hosts"]
+    computed = run_metrics.compute(spec, got, rd, boards)["hosts"]
     made = json.loads((FIXTURE / "metrics.json").read_text())["hosts"]
     assert computed["client-1"]["stream"]["insts"] == made["client"]["stream"]["insts"] > 0
     assert computed == {"server": made["server"], "client-1": made["client"]}
     # Without the map the host's gem5 counters are lost, as they were before it.
-    assert "insts" not in metrics.compute(spec, got, rd)["hosts"]["client-1"]["stream"]
+    assert "insts" not in run_metrics.compute(spec, got, rd)["hosts"]["client-1"]["stream"]

@@ -4,7 +4,7 @@
   its `lo` counters stand in for a guest NIC (`eth9`), the only thing renamed.
 - Function profiles are printed with the kernel's own formatting
   (`function_stat_show` and `trace_print_graph_duration`, kernel/trace/).
-- Run directories are written by the code under test (`metrics.compute`).
+- Run directories are written by the code under test (`run_metrics.compute`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import threading
 import tomllib
 from pathlib import Path
 
-from g5net import metrics
+from g5net import run_metrics, run_record, rundir, sweepdir
 from g5net.guest import results as guest_results
 from g5net.rundir import RunDir
+from g5net.runners.resources import Resources
 from g5net.spec import Spec, from_dict
+from g5net.sweepdir import PlannedPoint, SweepDir
 
 REPO = Path(__file__).resolve().parents[1]
 PROC = {"stat": "/proc/stat", "interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs",
@@ -175,22 +177,51 @@ def results(s: Spec, mbps: float = 900.0) -> dict:
 
 
 def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") -> RunDir:
-    """A run directory with run.json and the metrics.json that metrics.compute writes."""
-    rd = RunDir(store / f"t-{s.digest()[:12]}")
-    rd.path.mkdir(parents=True)
+    """A run committed into `store` by the product's writers, as `g5net run`
+    commits one: run.json (run_record), results.json, and the metrics.json that
+    run_metrics.compute writes."""
+    run_id = s.digest()
+    rd = rundir.begin(store, s.experiment.name, run_id)
     res = results(s, mbps)
     rd.write_json(rd.results_json, res)
-    rd.write_json(rd.metrics_json, metrics.compute(s, res, rd))
-    rd.write_json(rd.run_json, {"spec": s.to_dict(), "status": status, "run_id": rd.path.name})
-    return rd
+    rd.write_json(rd.metrics_json, run_metrics.compute(s, res, rd))
+    record = run_record.begin(run_id, s.experiment.name, s.to_dict())
+    rd.write_json(rd.run_json, run_record.finish(record, status, 1.0))
+    return rundir.commit(rd, store, s.experiment.name, run_id)
 
 
-def make_sweep(store: Path) -> Path:
-    """A sweep directory: NIC placement x message size x connections, the
-    integrated NIC 5 % faster; plus a run still being written."""
-    for attach in ("pcie", "integrated"):
-        for msg, streams in ((1024, 1), (16384, 4), (65536, 16)):
-            mbps = msg / 100 * (1.05 if attach == "integrated" else 1.0)
-            make_run(store, spec(attach, msg, streams), mbps)
-    (store / ".tmp-half-written").mkdir()
-    return store
+# The points of the test sweep: NIC placement x (message size, connections).
+SWEEP_POINTS = [(attach, msg, streams) for attach in ("pcie", "integrated")
+                for msg, streams in ((1024, 1), (16384, 4), (65536, 16))]
+
+
+def _mbps(attach: str, msg: int) -> float:
+    """The integrated NIC 5 % faster."""
+    return msg / 100 * (1.05 if attach == "integrated" else 1.0)
+
+
+def make_sweep(path: Path) -> Path:
+    """A sweep directory as `g5net sweep --out PATH` leaves it, written by the
+    sweep's own writers: the plan (sweep.json), every point's committed run in
+    runs/, and a run still being written there."""
+    sd = SweepDir(path)
+    points = []
+    for i, (attach, msg, streams) in enumerate(SWEEP_POINTS):
+        s = spec(attach, msg, streams)
+        params = {"host.nic.attach": attach, "workloads.stream.msg_bytes": msg,
+                  "workloads.stream.streams": streams}
+        points.append(PlannedPoint(i, s.digest(), s.experiment.name, params, s.to_dict(),
+                                   Resources.of(s)))
+        make_run(sd.store, s, _mbps(attach, msg))
+    sweepdir.write(sd, sweepdir.Plan("test-sweep.toml", tuple(points[0].params), tuple(points)))
+    rundir.begin(sd.store, "t", "f" * 64)  # a worker's half-written run
+    return sd.path
+
+
+def make_folder(path: Path) -> Path:
+    """A folder of single runs (results/ after several `g5net run`), the same
+    runs as make_sweep's points, and a run still being written."""
+    for attach, msg, streams in SWEEP_POINTS:
+        make_run(path, spec(attach, msg, streams), _mbps(attach, msg))
+    rundir.begin(path, "t", "f" * 64)
+    return path

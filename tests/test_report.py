@@ -3,9 +3,9 @@ import struct
 import pytest
 
 from g5net import cli
-from g5net.errors import ReportError
+from g5net.errors import StoreError
 from g5net.report.build import build
-from test_metrics_fixtures import make_run, make_sweep, quickstart_spec
+from test_metrics_fixtures import make_folder, make_run, make_sweep, quickstart_spec
 
 
 def _png_size(path):
@@ -46,8 +46,24 @@ def test_single_run_report_is_tables_and_breakdown_bars(tmp_path):
     assert md.count(f"| {rd.path.name} | done |") == 4  # 2 hosts x 2 workloads
 
 
+def test_a_folder_of_single_runs_reports_like_the_sweep_of_the_same_points(tmp_path, capsys):
+    assert cli.main(["report", str(make_folder(tmp_path / "results")), "-o", str(tmp_path / "a")]) == 0
+    assert cli.main(["report", str(make_sweep(tmp_path / "sweep")), "-o", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    # Each table row's run, status, host, workload and throughput (the /proc
+    # counters behind the other columns are this machine's, taken per run).
+    folder, sweep = ([row for line in (tmp_path / d / "report.md").read_text().splitlines()
+                      if (row := line.split("|")[:6])[2:3] == [" done "]] for d in "ab")
+    assert len(folder) == 6 * 2  # runs x hosts
+    assert [" msg_bytes=65536 streams=16 attach=integrated ", " done ", " client ", " stream ",
+            " 688.1 "] in [row[1:] for row in folder]
+    assert folder == sweep
+    assert {p.name for p in (tmp_path / "a").glob("*.png")} == {p.name for p in (tmp_path / "b").glob("*.png")}
+
+
 def test_nothing_to_report_is_an_error(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r")]) == 2
-    assert "neither a run directory" in capsys.readouterr().err
-    with pytest.raises(ReportError, match="no such directory"):
+    err = capsys.readouterr().err
+    assert f"{tmp_path}: holds no run: not a run directory (no run.json), a sweep directory" in err
+    with pytest.raises(StoreError, match="no such directory"):
         build(tmp_path / "missing", tmp_path / "r")

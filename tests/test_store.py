@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from g5net import cli, rundir, store, sweep, sweepdir
+from g5net import cli, run_record, rundir, store, sweep, sweepdir
 from g5net.runners.resources import Resources
 from g5net.sweepdir import PlannedPoint, SweepDir
 
@@ -32,8 +32,9 @@ def sweep_dir(tmp_path):
 
 def _commit(sd: SweepDir, p: PlannedPoint, status: str, throughput: float | None = None) -> None:
     rd = rundir.begin(sd.store, p.name, p.run_id)
-    rd.write_json(rd.run_json, {"run_id": p.run_id, "name": p.name, "status": status,
-                                "engine": {"version": "7.2"}, "timings": {"wall_s": 12.5}})
+    record = run_record.begin(p.run_id, p.name, p.spec)
+    record["engine"] = {"version": "7.2"}
+    rd.write_json(rd.run_json, run_record.finish(record, status, 12.5))
     if throughput is not None:
         rd.write_json(rd.metrics_json, {"hosts": {"client": {"stream": {"throughput_mbps": throughput}}}})
         rd.write_json(rd.results_json, {"client": {"role": "client", "job_rc": 0}})
@@ -98,9 +99,33 @@ def test_collect_parquet_matches_csv(sweep_dir, tmp_path):
     assert table.column("run_id").to_pylist() == [p.run_id for p in plan.points]
 
 
-def test_status_of_a_non_sweep_dir_names_it(tmp_path, capsys):
+def test_status_of_a_folder_without_runs_names_it(tmp_path, capsys):
     assert cli.main(["status", str(tmp_path)]) == 2
-    assert "not a sweep directory" in capsys.readouterr().err
+    assert f"{tmp_path}: holds no run: not a run directory" in capsys.readouterr().err
+
+
+def test_status_and_collect_of_a_folder_of_runs_and_of_one_run(sweep_dir, tmp_path, capsys):
+    """results/ after several `g5net run`: the same runs, no plan."""
+    plan = sweepdir.read(sweep_dir)
+    _commit(sweep_dir, plan.points[0], "done", 900.0)
+    _commit(sweep_dir, plan.points[4], "timeout")
+    folder = sweep_dir.store
+    rc, s = _status_json(SweepDir(folder), capsys)
+    assert rc == 1 and s["sweep"] is None and s["points"] == 2
+    assert s["counts"] == {"done": 1, "timeout": 1}
+    assert s["by_status"]["done"][0]["run_dir"] == str(folder / plan.points[0].dir_name)
+    one = folder / plan.points[0].dir_name
+    rc, s = _status_json(SweepDir(one), capsys)
+    assert rc == 0 and s["counts"] == {"done": 1}
+    assert cli.main(["collect", str(folder), "-o", str(tmp_path / "t.csv")]) == 0
+    rows = list(csv.DictReader((tmp_path / "t.csv").open()))
+    # By run directory name, with no point index.
+    assert sorted(r["status"] for r in rows) == ["done", "timeout"]
+    assert [r["point"] for r in rows] == ["", ""]
+    assert [r["run_dir"] for r in rows] == sorted(r["run_dir"] for r in rows)
+    assert {r["run_dir"] for r in rows} == {plan.points[0].dir_name, plan.points[4].dir_name}
+    assert all(r["spec.hosts.client.nic.mtu"] == "1500" for r in rows)
+    assert not any(h.startswith("sweep.") for h in rows[0])
 
 
 def test_unknown_table_format(sweep_dir, tmp_path, capsys):

@@ -1,0 +1,13 @@
+"""The CLI's commands, one module each (g5net/cli.py lists them)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_source(p: argparse.ArgumentParser) -> None:
+    """The positional SOURCE of every command that reads runs (g5net/locate.py)."""
+    p.add_argument("source", type=Path, metavar="SWEEPDIR|RUNDIR|FOLDER",
+                   help="a sweep directory (the --out of g5net sweep), a run directory, or a "
+                        "folder of run directories (results/ after several g5net run)")

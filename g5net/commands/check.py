@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from . import add_source
 from .. import check
 from ..report import runs
 
@@ -12,9 +13,10 @@ from ..report import runs
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check",
-        help="check the metrics of a run or sweep against an expectations file",
+        help="check the metrics of a run, sweep or folder against an expectations file",
         description="Evaluate the bounds and relations of an expectations file (TOML) on the "
-                    "metrics.json of one run directory or of every run of a sweep directory. "
+                    "metrics.json of every run SOURCE holds (one run directory, a sweep "
+                    "directory, or a folder of run directories). "
                     "The file format is described in g5net/check.py and shown by "
                     "results/expectations/quickstart.toml.",
         epilog="Exit status: 0 every check holds, 1 a check failed (one line per failure, "
@@ -24,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "--expect results/expectations/quickstart.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("source", type=Path, metavar="RUN|SWEEP", help="a run directory or a sweep directory")
+    add_source(p)
     p.add_argument("--expect", type=Path, required=True, metavar="FILE.toml", help="expectations file")
     p.set_defaults(func=main)
 

@@ -6,35 +6,36 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import store, sweepdir, table
-from ..sweepdir import SweepDir
+from . import add_source
+from .. import store, table
+from ..locate import locate
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "collect",
-        help="flatten a sweep's runs into one Parquet or CSV table",
-        description="Write one row per point of SWEEPDIR that has a run, whatever its status, "
-                    "in point order.",
+        help="flatten the runs of a sweep (or of any folder) into one Parquet or CSV table",
+        description="Write one row per point of the sweep directory SOURCE that has a run, "
+                    "whatever its status, in point order; of a run directory or a folder of run "
+                    "directories (results/ after several g5net run), one row per run, by name.",
         epilog="Columns: point, run_id, status, run_dir (the run directory's name), then "
                "sweep.<path> (each swept and derived key), spec.<key> (every leaf of the "
                "resolved spec, e.g. spec.hosts.client.nic.mtu), metrics.<host>.<workload>.<metric> "
                "(metrics.json), results.<host>.<...> (results.json) and run.<...> (timings, "
                "engine version, node). Lists are JSON text; a value a run lacks is empty.\n"
                "Parquet needs pyarrow; CSV needs nothing.\n"
-               "Exit status: 0 written, 2 no such sweep or no run yet.\n"
+               "Exit status: 0 written, 2 SOURCE holds no run yet.\n"
                "Example: g5net collect results/sweep-quick -o quick.parquet",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("sweep_dir", type=Path, metavar="SWEEPDIR", help="the --out of g5net sweep")
+    add_source(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="TABLE",
                    help="output file: .parquet or .csv")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    sd = SweepDir(args.sweep_dir.resolve())
-    columns, rows = store.collect(sd, sweepdir.read(sd))
+    columns, rows = store.collect(locate(args.source.resolve()))
     table.write_table(args.output, columns, rows)
     print(f"{args.output}: {len(rows)} rows, {len(columns)} columns", file=sys.stderr)
     return 0

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from . import add_source
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
-        help="write report.md and report.html (tables and PNG plots) for a run or sweep",
-        description="Read the metrics.json of one run directory, or of every run of a sweep "
-                    "directory, and write report.md and report.html with tables and PNG plots "
+        help="write report.md and report.html (tables and PNG plots) for a run, sweep or folder",
+        description="Read the metrics.json of every run SOURCE holds (one run directory, a "
+                    "sweep directory, or a folder of run directories), and write report.md and report.html with tables and PNG plots "
                     "into -o DIR. Plots are drawn where the sweep varies their x parameter "
                     "(message size, connections); every report has the per-packet tables and, "
                     "where a workload was profiled, the CPU time breakdown.",
@@ -19,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Example: g5net report results/sweep-quick -o report/sweep-quick",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("source", type=Path, metavar="SWEEPDIR|RUNDIR", help="a sweep or run directory")
+    add_source(p)
     p.add_argument("-o", "--out", type=Path, required=True, metavar="DIR", help="write the report here")
     p.set_defaults(func=main)
 

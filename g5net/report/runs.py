@@ -1,9 +1,7 @@
-"""The runs of a run directory or a sweep directory, as reports and checks see them.
-
-A sweep directory holds one run directory per point (each with `run.json`:
-`spec`, `status`; and `metrics.json`); runs still being written (`.tmp-*`)
-are skipped. A run's parameters are its resolved spec flattened to the dotted
-paths that sweeps use: `workloads.stream.msg_bytes`, `link.speed_gbps`, and
+"""The runs of a run, sweep or folder of runs (g5net/locate.py), as reports and
+checks see them: each run's `run.json` (`spec`, `status`) and `metrics.json`.
+A run's parameters are its resolved spec flattened to the dotted paths that
+sweeps use: `workloads.stream.msg_bytes`, `link.speed_gbps`, and
 `host.nic.attach` for a host key that every host shares (`hosts.NAME.K`
 where hosts differ).
 """
@@ -17,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
-from ..rundir import RUN_JSON, TMP_PREFIX, RunDir
+from ..locate import locate
+from ..rundir import RunDir
 
 # Labels, not parameters: they never make two runs different points.
 _NOT_PARAMS = ("experiment.name", "schema")
@@ -89,17 +88,8 @@ def load_run(path: Path) -> Run:
 
 
 def load(source: Path) -> list[Run]:
-    """The run at `source`, or every run of the sweep directory `source`, by name."""
-    if (source / RUN_JSON).is_file():
-        return [load_run(source)]
-    if not source.is_dir():
-        raise ReportError(f"{source}: no such directory")
-    runs = [load_run(p.parent) for p in sorted(source.glob(f"*/{RUN_JSON}"))
-            if not p.parent.name.startswith(TMP_PREFIX)]
-    if not runs:
-        raise ReportError(f"{source}: neither a run directory (no {RUN_JSON}) "
-                          f"nor a sweep directory (no */{RUN_JSON})")
-    return runs
+    """The runs `source` names (g5net/locate.py), by name."""
+    return [load_run(rd.path) for rd in locate(source).runs]
 
 
 def varying(runs: Sequence[Run]) -> list[str]:

@@ -59,11 +59,6 @@ def host_metrics(dump: Dump) -> dict[str, dict[str, float]]:
     return result
 
 
-def hosts(dump: Dump) -> list[str]:
-    """Top-level objects of `dump` that own CPUs or memory, sorted."""
-    return list(host_metrics(dump))
-
-
 def metric(dump: Dump, name: str, host: str) -> float | None:
     """One metric of one host; None where `dump` has nothing for it."""
     if name not in METRICS:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from g5net import metrics
+from g5net import run_metrics
 from g5net.rundir import RunDir
 from g5net.stats import host_metrics, iter_dumps
 from test_metrics_fixtures import results, spec
@@ -16,7 +16,7 @@ TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"
 def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
     s = spec()
     res = results(s)
-    out = metrics.compute(s, res, RunDir(tmp_path))["hosts"]
+    out = run_metrics.compute(s, res, RunDir(tmp_path))["hosts"]
     assert set(out) == {"server", "client"}
     for host, workloads in out.items():
         m = workloads["stream"]
@@ -38,7 +38,7 @@ def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
 
 def test_without_profile_there_is_no_breakdown(tmp_path):
     s = spec(profile=False)
-    m = metrics.compute(s, results(s), RunDir(tmp_path))["hosts"]["client"]["stream"]
+    m = run_metrics.compute(s, results(s), RunDir(tmp_path))["hosts"]["client"]["stream"]
     assert "breakdown" not in m and not any(k.startswith("time_") for k in m)
 
 
@@ -53,11 +53,11 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     for host in res.values():
         host["workloads"]["second"] = dict(host["workloads"]["stream"])
     names = ["stream", "second"]
-    gem5 = metrics.roi_stats(rd.stats_txt, names)
+    gem5 = run_metrics.roi_stats(rd.stats_txt, names)
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
     assert gem5 == {"stream": {"board": dumps[0]}, "second": {"board": dumps[1]}}
 
-    out = {w: metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
+    out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
     first = out["stream"]
     # SE mode has no NIC: the guest's packet count is the denominator.
     assert first["gem5_packets"] == first["packets"]
@@ -72,11 +72,11 @@ def test_gem5_nic_counters_are_the_packet_count():
     dump = next(iter_dumps(FIXTURES / "2016-arm64-realview-o3-dual.stats.txt"))
     gem5 = host_metrics(dump)["system"]
     s = spec(profile=False)
-    m = metrics.workload_metrics(results(s)["client"]["workloads"]["stream"], gem5)
+    m = run_metrics.workload_metrics(results(s)["client"]["workloads"]["stream"], gem5)
     assert m["nic_tx_pkts"] == gem5["nic_tx_pkts"] and "nic_rx_pkts" not in m
     assert m["gem5_packets"] == gem5["nic_tx_pkts"]
     assert m["l2_misses_per_pkt"] == pytest.approx(gem5["l2_misses"] / gem5["nic_tx_pkts"])
 
 
 def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
-    assert metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
+    assert run_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}

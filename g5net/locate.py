@@ -1,0 +1,51 @@
+"""Which runs a path names, one rule for every command that reads runs
+(`report`, `check`, `collect`, `status`):
+
+- a run directory (it holds run.json): that run;
+- a sweep directory, as `g5net sweep --out DIR` writes it (sweep.json and
+  runs/): its runs, and its plan;
+- any other folder holding run directories (`results/` after several
+  `g5net run`): those runs.
+
+Runs still being written (`.tmp-*`) are never among them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StoreError
+from .rundir import TMP_PREFIX, RunDir
+from .sweepdir import SweepDir
+
+KINDS = ("run", "sweep", "folder")
+
+
+@dataclass(frozen=True)
+class Located:
+    path: Path
+    kind: str  # one of KINDS
+    runs: tuple[RunDir, ...]  # committed runs, by directory name
+    sweep: SweepDir | None = None  # where kind is "sweep"
+
+
+def _runs_in(folder: Path) -> tuple[RunDir, ...]:
+    return tuple(RunDir(p.parent) for p in sorted(folder.glob("*/run.json"))
+                 if not p.parent.name.startswith(TMP_PREFIX))
+
+
+def locate(path: Path) -> Located:
+    if RunDir(path).run_json.is_file():
+        return Located(path, "run", (RunDir(path),))
+    sd = SweepDir(path)
+    if sd.plan_json.is_file():
+        return Located(path, "sweep", _runs_in(sd.store), sd)
+    if not path.is_dir():
+        raise StoreError(f"{path}: no such directory")
+    runs = _runs_in(path)
+    if not runs:
+        raise StoreError(f"{path}: holds no run: not a run directory (no run.json), a sweep "
+                         f"directory (no sweep.json) or a folder of run directories "
+                         f"(no */run.json)")
+    return Located(path, "folder", runs)
