@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import ipaddress
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,9 @@ class Host:
     caches: Caches = field(default_factory=Caches)
     nic: Nic = field(default_factory=Nic)
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
+    kernel_args: list = _f([], doc="extra kernel command-line arguments, each one word "
+                                   "(e.g. [\"idle=poll\", \"mitigations=off\"]), after the "
+                                   "engine's own; they change the boot checkpoint")
 
     def nic_ip(self, nic: int) -> str:
         """NIC `nic`'s address: A.B.C.D becomes A.B.(C+nic).D, so that NIC i of
@@ -393,6 +397,10 @@ def _check_combinations(spec: Spec) -> None:
         for name, value in h.sysctl.items():
             if not isinstance(value, (int, str)) or isinstance(value, bool):
                 raise SpecError(f"{key}.sysctl.{name}: expected an integer or a string, got {value!r}")
+        for arg in h.kernel_args:
+            if not isinstance(arg, str) or not _KERNEL_ARG.fullmatch(arg):
+                raise SpecError(f"{key}.kernel_args: {arg!r} is not one kernel argument (letters, "
+                                f"digits and {_KERNEL_ARG_PUNCTUATION} only, no spaces)")
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -409,6 +417,12 @@ def _check_combinations(spec: Spec) -> None:
         for h in spec.hosts:
             cpus = w.server_cpus if h.role == "server" else w.client_cpus
             _check_cpu_list(f"{key}.{h.role}_cpus", cpus, h.cpu.count, host=h.name)
+
+
+# What one word of a kernel command line may hold here: nothing that ends the
+# word (white space), quotes or reaches a shell.
+_KERNEL_ARG_PUNCTUATION = "_.,:=/+-"
+_KERNEL_ARG = re.compile(r"[A-Za-z0-9" + re.escape(_KERNEL_ARG_PUNCTUATION) + r"]+")
 
 
 def _check_nic_ips(h: Host) -> None:

@@ -468,9 +468,13 @@ def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: spe
     (tmp_path / "art").mkdir(exist_ok=True)
     arts.kernels["smp"].config.write_text("CONFIG_SMP=y\nCONFIG_HZ=250\n")
     assert cmdline.kernel_hz(arts.kernels["smp"]) == 250
-    # 2 GHz CPU, local APIC at clock / 16, 250 jiffies per second.
-    assert "lapic_timer_period=500000" in cmdline.gem5_cmdline(quickstart.host("client"), 250)
+    # 2 GHz CPU, local APIC at clock / 16, 250 jiffies per second; the delay
+    # loop counts TSC cycles: 8 M per jiffy, what the boot CPU prints
+    # ("Calibrating delay loop (skipped) ... (lpj=8000000)").
+    line = cmdline.gem5_cmdline(quickstart.host("client"), 250)
+    assert "lapic_timer_period=500000" in line and "lpj=8000000" in line
     assert "lapic_timer_period" not in cmdline.gem5_cmdline(quickstart.host("client"))
+    assert "lpj=" not in cmdline.gem5_cmdline(quickstart.host("client"))
 
 
 def test_checkpoints_ignore_only_existing_measure_only_configs():

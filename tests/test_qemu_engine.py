@@ -1,9 +1,11 @@
-"""The QEMU engine's command lines and limits, without booting anything."""
+"""The QEMU engine's command lines and limits, and the kernel command line
+every engine builds, without booting anything."""
 
 import pytest
 
 from g5net import spec as specmod
 from g5net.engines import qemu
+from g5net.engines.gem5.cmdline import gem5_cmdline
 from g5net.guest.protocol import kernel_cmdline
 from g5net.errors import EngineError
 
@@ -38,3 +40,12 @@ def test_more_than_two_hosts_is_still_gem5s(quickstart_text):
     three = quickstart_text + '[hosts.client2]\nrole = "client"\n'
     with pytest.raises(EngineError, match=r"^hosts: the qemu engine links exactly two hosts"):
         qemu.check_spec(specmod.loads(three))
+
+
+def test_the_specs_kernel_args_come_last_on_every_engine(quickstart_text):
+    s = specmod.loads(quickstart_text.replace("[hosts.client]", '[hosts.client]\nkernel_args = ["idle=poll"]'))
+    assert kernel_cmdline(s.host("client"), "qemu").split()[-1] == "idle=poll"
+    # After gem5's own idle=halt: the kernel takes the last one.
+    gem5 = gem5_cmdline(s.host("client"), 250).split()
+    assert gem5[-1] == "idle=poll" and gem5.index("idle=halt") < len(gem5) - 1
+    assert "idle=poll" not in kernel_cmdline(s.host("server"), "qemu")

@@ -161,3 +161,11 @@ def test_nic_addresses_must_not_collide_with_another_hosts():
     assert "hosts.client.ip" in error(text.replace('role = "server"', 'role = "server"\nip = "10.0.1.1"'))
     msg = error(text + "[host.nic]\ncount = 2\n")
     assert msg == "hosts.client.ip: 10.0.1.1 is already used by hosts.server (NIC 1)"
+
+
+def test_kernel_args_are_single_words():
+    s = spec.loads(MINIMAL + '[host]\nkernel_args = ["idle=poll", "mitigations=off"]\n')
+    assert s.host("server").kernel_args == ["idle=poll", "mitigations=off"]
+    for bad in ('"1 init=/bin/sh"', '"a;b"', '"x\\ny"', '""', "3"):
+        with pytest.raises(SpecError, match=r"hosts\.server\.kernel_args: .* is not one kernel argument"):
+            spec.loads(MINIMAL + f"[host]\nkernel_args = [{bad}]\n")

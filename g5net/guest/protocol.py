@@ -7,6 +7,7 @@ Both engines use it; the guest's side is `workloads/g5init` and `lib.sh`.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..spec import Host
 
@@ -32,8 +33,9 @@ done
 """
 
 
-def kernel_cmdline(host: Host, engine: str) -> str:
-    """The kernel command line of workloads/README.md section 1 for one host."""
+def kernel_cmdline(host: Host, engine: str, engine_args: Sequence[str] = ()) -> str:
+    """The kernel command line of workloads/README.md section 1 for one host:
+    the protocol's arguments, then the engine's, then the spec's `kernel_args`."""
     args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
             "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
             f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
@@ -41,7 +43,9 @@ def kernel_cmdline(host: Host, engine: str) -> str:
         args.append(f"g5net.nics={host.nic.count}")
     if host.sysctl:
         args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
-    return " ".join(args)
+    # The spec's own arguments last: where the kernel takes the last of a
+    # repeated argument, they win over the engine's.
+    return " ".join([*args, *engine_args, *host.kernel_args])
 
 
 def panic_line(console: str) -> str | None:

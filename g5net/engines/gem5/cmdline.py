@@ -8,12 +8,22 @@ from ...artifacts import Kernel
 from ...guest.protocol import kernel_cmdline
 from ...spec import Host
 
-# Simulated busy-waiting is dear (an atomic CPU runs ~1.3 M instructions per
-# host second, GEM5-NOTES.md) and a simulated TSC is exact (it counts CPU
-# cycles), so the kernel is told the TSC rate instead of timing it against the
-# PIT, trusts it without the clocksource watchdog and cross-CPU sync test, and
-# skips the timer-interrupt test loop.
-GEM5_KERNEL_ARGS = ("tsc=reliable", "no_timer_check")
+# Kernel arguments for every gem5 guest, each for a measured reason:
+# - idle=halt: Linux idles gem5's CPU (it advertises MONITOR/MWAIT) in MWAIT and
+#   then wakes it by a store to its thread flags instead of an interrupt; gem5
+#   misses those wake-ups, so a CPU sleeps until its next timer interrupt,
+#   which on a tickless idle CPU may never come: hosts with several CPUs hung
+#   in boot (seconds of silence, CPUs halted for good). With HLT, every
+#   cross-CPU wake-up is an IPI, which gem5 delivers.
+# - tsc=reliable, no_timer_check: simulated busy-waiting is dear (an atomic
+#   CPU runs ~1.3 M instructions per host second, GEM5-NOTES.md) and a
+#   simulated TSC is exact (it counts CPU cycles), so the kernel trusts the
+#   TSC without the clocksource watchdog and cross-CPU sync test, and skips
+#   the timer-interrupt test loop.
+# - cpu_init_udelay=0: Linux waits 10 ms after each secondary CPU's INIT for
+#   CPUs it takes for old (gem5 reports a Hygon family 0xf part); modern CPUs
+#   get 0, and a simulated CPU needs none.
+GEM5_KERNEL_ARGS = ("idle=halt", "tsc=reliable", "no_timer_check", "cpu_init_udelay=0")
 # e1000 module parameter bounds (Documentation/networking/device_drivers/ethernet/intel/e1000.rst).
 E1000_ITR_RANGE = (100, 100000)
 # gem5's local APIC timer counts the CPU clock divided by this (X86LocalApic).
@@ -30,9 +40,13 @@ def kernel_hz(kernel: Kernel) -> int | None:
 def gem5_cmdline(host: Host, hz: int | None = None) -> str:
     """The guest protocol's command line plus what gem5 needs.
 
-    With the kernel's HZ known, `lapic_timer_period` (kernels/patches) spares
-    the 100 ms busy-wait that calibrates the local APIC timer: the period is
-    the APIC timer's ticks per jiffy.
+    The kernel is told the TSC rate (`tsc_early_khz`) instead of timing it.
+    With the kernel's HZ known, two calibrations are given their result: the
+    local APIC timer's (`lapic_timer_period`, kernels/patches; a 100 ms
+    busy-wait), its timer ticks per jiffy; and the delay loop's on every
+    secondary CPU (`lpj`; about 85 simulated ms of busy-waiting per CPU, as
+    only the boot CPU takes the value from the TSC), which with a TSC delay
+    loop is TSC cycles per jiffy, the value the boot CPU prints.
 
     gem5's IGbE has no interrupt-delay parameter: the e1000 driver programs the
     NIC's interrupt throttle register, so `nic.intr_delay_ns` becomes the
@@ -40,12 +54,12 @@ def gem5_cmdline(host: Host, hz: int | None = None) -> str:
     given once per NIC: the driver reads one value per adapter, and adapters
     without one throttle dynamically.
     """
-    args = [kernel_cmdline(host, "gem5"), *GEM5_KERNEL_ARGS,
-            f"tsc_early_khz={round(host.cpu.clock_ghz * 1e6)}"]
+    args = [*GEM5_KERNEL_ARGS, f"tsc_early_khz={round(host.cpu.clock_ghz * 1e6)}"]
     if hz:
         args.append(f"lapic_timer_period={round(host.cpu.clock_ghz * 1e9 / APIC_TIMER_DIVISOR / hz)}")
+        args.append(f"lpj={round(host.cpu.clock_ghz * 1e9 / hz)}")
     delay = host.nic.intr_delay_ns
     lo, hi = E1000_ITR_RANGE
     rate = min(hi, max(lo, round(1e9 / delay))) if delay else 0
     args.append("e1000.InterruptThrottleRate=" + ",".join([str(rate)] * host.nic.count))
-    return " ".join(args)
+    return kernel_cmdline(host, "gem5", args)
