@@ -14,9 +14,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchlib import gem5_engine  # noqa: E402
 from g5net import run, spec as specmod  # noqa: E402
-from g5net.engines.gem5 import Gem5Engine  # noqa: E402
-from g5net.errors import G5netError  # noqa: E402
 from g5net.stats import iter_dumps  # noqa: E402
 
 SPEC = REPO / "examples" / "quickstart-gem5.toml"
@@ -49,11 +48,8 @@ def measure(model: str, store: Path) -> list[str]:
 
 
 def main() -> int:
-    engine = Gem5Engine()
-    try:
-        engine.info()
-    except G5netError as e:
-        print(f"skipped: {e}")
+    engine = gem5_engine()
+    if engine is None:
         return 0
     with tempfile.TemporaryDirectory() as store:
         lines = measure("atomic", Path(store))  # boots into the checkpoint if there is none

@@ -11,6 +11,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from g5net import run_metrics, spec as specmod, system
 from g5net.engines.gem5.boards import board_names
 from g5net.engines.gem5.config_files import configs_digest
@@ -23,11 +25,35 @@ FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
 SPEC = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
 
 
-def test_fixtures_were_made_by_these_configs():
-    provenance = json.loads((FIXTURE / "provenance.json").read_text())
+SMP = FIXTURE.parent / "gem5-smp"
+
+
+@pytest.mark.parametrize("fixture", [FIXTURE, SMP], ids=lambda p: p.name)
+def test_fixtures_were_made_by_these_configs(fixture: Path):
+    provenance = json.loads((fixture / "provenance.json").read_text())
     assert provenance["gem5_version"].startswith("24.")
     assert provenance["configs_digest"] == configs_digest(), \
         "configs/ changed since the fixtures were made: run scripts/gem5_fixtures.py"
+
+
+def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
+    """examples/smp-gem5.toml: every CPU of both hosts ran in the boot (none
+    halted for good), and the guests measured with 4 CPUs online."""
+    provenance = json.loads((SMP / "provenance.json").read_text())
+    assert sorted(provenance["boot"]["insts"]) == ["client", "server"]
+    for board, insts in provenance["boot"]["insts"].items():
+        assert len(insts) == 4 and min(insts) > 1_000_000, (board, insts)
+    got = json.loads((SMP / "results.json").read_text())
+    spec = specmod.from_dict(json.loads((SMP / "spec.json").read_text()))
+    for h in spec.hosts:
+        assert got[h.name]["workloads"]["stream"]["roi"]["cpus"] == 4
+    assert got["client"]["workloads"]["stream"]["throughput_mbps"] > 0
+    # gem5's view of the stream: four CPUs per host, each with its own counters.
+    stream = next(iter_dumps(SMP / "stats.txt"))
+    for h in spec.hosts:
+        insts = [stream.value(f"{h.name}.processor.cores{i}.core.commitStats0.numInsts")
+                 for i in range(4)]
+        assert all(i > 0 for i in insts), (h.name, insts)
 
 
 def test_run_record_says_done_on_gem5():

@@ -21,19 +21,9 @@ pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[1]
 
 
-def four_cpu_pair() -> specmod.Spec:
-    """examples/quickstart-gem5.toml with 2 cores x 2 threads per host and a
-    1 MB stream."""
-    d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
-    d["experiment"]["name"] = "gem5-smp"
-    for h in d["hosts"].values():
-        h["cpu"].update(cores=2, threads_per_core=2)
-    d["workloads"] = {"stream": dict(d["workloads"]["stream"], bytes=1_000_000)}
-    return specmod.from_dict(d)
-
-
 def test_a_pair_of_4_cpu_hosts_boots_and_measures(gem5_engine: Gem5Engine, tmp_path: Path):
-    spec = four_cpu_pair()
+    """examples/smp-gem5.toml: 2 cores x 2 threads per host, a 1 MB stream."""
+    spec = specmod.load(REPO / "examples" / "smp-gem5.toml")
     t0 = time.monotonic()
     rd = run.execute(spec, tmp_path, progress=print)
     record = rd.read_run()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar
 
 # The config JSON's version: bumped when a field changes meaning or appears.
 SCHEMA_VERSION = 2
@@ -150,32 +150,38 @@ class RunConfig:
         return cls(**values)
 
 
-# ---------------------------------------------------------------- progress
+# ---------------------------------------------------------------- files the config writes
+
+class _OutdirFile:
+    """A dataclass the config writes to gem5's --outdir as one JSON object, in
+    the file named NAME, and the engine reads back."""
+    NAME: ClassVar[str]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str):
+        try:
+            return cls(**_from_dict(cls, json.loads(text), cls.NAME))
+        except (ValueError, TypeError) as e:
+            raise ContractError(f"{cls.NAME}: {e}") from None
+
 
 @dataclass
-class Progress:
+class Progress(_OutdirFile):
     """Where a running simulation is: rewritten every PROGRESS_INTERVAL_S."""
+    NAME: ClassVar[str] = PROGRESS_NAME
     sim_seconds: float
     # Board -> instructions each of its CPUs has committed so far: a CPU whose
     # count stands still while simulated time goes on is halted.
     insts: dict = field(default_factory=dict)
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self)) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str) -> "Progress":
-        try:
-            return cls(**_from_dict(cls, json.loads(text), PROGRESS_NAME))
-        except (ValueError, TypeError) as e:
-            raise ContractError(f"{PROGRESS_NAME}: {e}") from None
-
-
-# ---------------------------------------------------------------- the report
 
 @dataclass
-class Report:
-    """What the config writes to `<outdir>/REPORT_NAME` when it ends."""
+class Report(_OutdirFile):
+    """What the config writes when it ends: did the hosts do their part."""
+    NAME: ClassVar[str] = REPORT_NAME
     phase: str
     completed: bool = False
     # Why not completed: the exit event that ended the simulation early.
@@ -183,14 +189,3 @@ class Report:
     # Every exit event: {"cause", "code", "tick"}.
     exits: list = field(default_factory=list)
     sim_seconds: float = 0.0
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str) -> "Report":
-        """The report of a config that got far enough to write one."""
-        try:
-            return cls(**_from_dict(cls, json.loads(text), REPORT_NAME))
-        except (ValueError, TypeError) as e:
-            raise ContractError(f"{REPORT_NAME}: {e}") from None
