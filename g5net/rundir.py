@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import atomic
+
 RUN_JSON = "run.json"
 TMP_PREFIX = ".tmp-"
 
@@ -85,9 +87,7 @@ class RunDir:
 
     def write_json(self, target: Path, data: Any) -> None:
         """Write whole or not at all: a reader never sees half a file."""
-        tmp = target.with_name(target.name + ".part")
-        tmp.write_text(json.dumps(data, indent=2) + "\n")
-        os.replace(tmp, target)
+        atomic.write_json(target, data)
 
 
 def console_name(host: str) -> str:

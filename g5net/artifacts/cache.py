@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
+
 Progress = Callable[[str], Any]
 
 MANIFEST = "manifest.json"
@@ -82,15 +84,9 @@ def staging(final: Path) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def write_text(path: Path, text: str) -> None:
-    """Replaces `path` at once: a reader sees the old text or the new one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(text)
-    tmp.replace(path)
-
-
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    """A manifest or memo, whole or not at all, keys sorted."""
+    atomic.write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:

@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import atomic
 from ..errors import ArtifactError
-from .cache import (MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging, write_json,
-                    write_text)
+from .cache import (MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging, write_json)
 from .host import REPO, require, run_tool
 
 SOURCE_PACKAGE = "linux-source-6.1"
@@ -310,5 +310,5 @@ def _build(variant: str, version: str, fragments: list[Path], index: Path,
         kern = Kernel(variant=variant, bzimage=final / "bzImage", vmlinux=final / "vmlinux",
                       system_map=final / "System.map", digest=digest.hexdigest())
     index.parent.mkdir(parents=True, exist_ok=True)
-    write_text(index, name + "\n")
+    atomic.write_text(index, name + "\n")
     return kern

@@ -8,14 +8,14 @@ boot, and the `RunDir` to write into, and reports what happened as an
 from __future__ import annotations
 
 import abc
-import hashlib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .. import atomic
 from ..artifacts import Image, Kernel, cache_dir
+from ..artifacts.cache import sha256_file
 from ..rundir import RunDir
 from ..spec import Spec
 
@@ -78,13 +78,7 @@ def file_digest(path: Path) -> str:
     except (OSError, ValueError):
         cache = {}
     if key not in cache:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        cache[key] = h.hexdigest()
+        cache[key] = sha256_file(path).hexdigest()
         cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".{os.getpid()}.part")
-        tmp.write_text(json.dumps(cache))
-        os.replace(tmp, cache_file)
+        atomic.write_json(cache_file, cache)
     return cache[key]

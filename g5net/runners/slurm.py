@@ -9,7 +9,6 @@ account, QOS) come from the command line (`--slurm-flag`), never from code.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import string
 import subprocess
@@ -18,7 +17,7 @@ import time
 from collections import Counter
 from typing import Any, Mapping
 
-from .. import store
+from .. import atomic, store
 from ..errors import RunnerError
 from .display import Display
 from ..sweepdir import Plan, PlannedPoint, SweepDir
@@ -108,9 +107,7 @@ def submit(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
         raise RunnerError(f"sbatch {script} failed (status {out.returncode}): {out.stderr.strip()}")
     job_id = out.stdout.strip().split(";")[0]
     known.append({"job_id": job_id, "indices": [p.index for p in points], "script": script.name})
-    tmp = sd.slurm_jobs.with_suffix(".part")
-    tmp.write_text(json.dumps(known, indent=1) + "\n")
-    os.replace(tmp, sd.slurm_jobs)
+    atomic.write_text(sd.slurm_jobs, json.dumps(known, indent=1) + "\n")
     return job_id
 
 
