@@ -138,9 +138,10 @@ class Watch:
         running = sum(len(i) for i in self.progress.insts.values())
         halted = sum(len(c) for c in self.halted().values())
         last = "; ".join(f"{h}: {line[:60]!r}" for h, line in self._last_lines.items() if line)
+        # Guests boot only where there is a boot to stall (the boot phase).
+        booted = f", booted {len(self.booted_s)}/{len(self._consoles)}" if self._stall else ""
         return (f"{self.progress.sim_seconds:.3f} simulated s, {running - halted}/{running} CPUs "
-                f"active, booted {len(self.booted_s)}/{len(self._consoles)}"
-                + (f"; {last}" if last else ""))
+                f"active{booted}" + (f"; {last}" if last else ""))
 
 
 @dataclass(frozen=True)
