@@ -175,6 +175,8 @@ class Gem5Engine(Engine):
             consoles = {h: read_text(path) for h, path in files.items()}
             shutil.copy(new.boot_log, rd.engine_boot_log)
             if result.returncode != ExitStatus.DONE:
+                for h, text in consoles.items():
+                    rd.console(h).write_text(text)
                 raise BootFailed(self._boot_failure(result, consoles))
             for h in spec.hosts:
                 new.console(h.name).write_text(consoles[h.name])

@@ -69,11 +69,10 @@ class Watch:
         self.progress: Progress | None = None
         self._sizes: dict[str, int] = {}
         # Simulated seconds of the last console growth, the host clock of
-        # the last progress report, and each CPU's instructions in the first
-        # report after the consoles last grew.
+        # the last progress report, and the report before it.
         self._quiet_since_sim = 0.0
         self._progress_at = start
-        self._insts_at_quiet: dict[str, list[int]] | None = None
+        self._previous: Progress | None = None
         self._last_lines: dict[str, str] = {}
 
     def poll(self) -> str | None:
@@ -83,7 +82,6 @@ class Watch:
             if len(text) != self._sizes.get(host, 0):
                 self._sizes[host] = len(text)
                 self._quiet_since_sim = self.progress.sim_seconds if self.progress else 0.0
-                self._insts_at_quiet = None
                 lines = [line for line in text.splitlines() if line.strip()]
                 self._last_lines[host] = lines[-1].strip() if lines else ""
             if host not in self.booted_s and BOOTED in text:
@@ -96,19 +94,18 @@ class Watch:
         except (OSError, ContractError):
             progress = None
         if progress and (self.progress is None or progress.sim_seconds > self.progress.sim_seconds):
-            self.progress, self._progress_at = progress, time.monotonic()
-            if self._insts_at_quiet is None:
-                self._insts_at_quiet = progress.insts
+            self._previous, self.progress = self.progress, progress
+            self._progress_at = time.monotonic()
         return None
 
     def halted(self) -> dict[str, list[int]]:
-        """Board -> the CPUs that committed no instruction since the consoles
-        last grew."""
-        if not self.progress or self._insts_at_quiet is None:
+        """Board -> the CPUs that committed no instruction between the last two
+        progress reports."""
+        if not self.progress or not self._previous:
             return {}
         out = {}
         for board, insts in self.progress.insts.items():
-            before = self._insts_at_quiet.get(board, [])
+            before = self._previous.insts.get(board, [])
             out[board] = [cpu for cpu, (a, b) in enumerate(zip(before, insts)) if a == b]
         return out
 
@@ -125,11 +122,11 @@ class Watch:
         quiet = self.progress.sim_seconds - self._quiet_since_sim
         if quiet <= self._stall.sim_s:
             return None
-        halted = "; ".join(f"{board} CPUs {', '.join(map(str, cpus))}"
+        halted = "; ".join(f"{board} {', '.join(map(str, cpus))}"
                            for board, cpus in self.halted().items() if cpus) or "none"
         last = "; ".join(f"{h}: {line!r}" for h, line in self._last_lines.items()) or "nothing"
         return (f"no console output for {quiet:.2f} simulated s (at {self.progress.sim_seconds:.3f} "
-                f"simulated s; halted since: {halted}; last console lines: {last})")
+                f"simulated s; CPUs halted: {halted}; last console lines: {last})")
 
     def summary(self) -> str:
         """One line: where the run is."""
