@@ -58,10 +58,11 @@ def test_a_boot_that_stops_making_progress_fails_as_stalled(gem5_engine: Gem5Eng
     reason = record["failure"]["reasons"][0]
     # An idle guest's simulated time runs fast: many simulated seconds pass
     # between two of the engine's looks, so the silence found is 2 s or more.
+    # (The idle CPUs still wake for timer ticks, so they need not count as halted.)
     m = re.fullmatch(r"boot stalled: no console output for ([\d.]+) simulated s \(at [\d.]+ simulated s; "
-                     r"CPUs halted: server 0; client 0; last console lines: server: '.*'; "
+                     r"CPUs halted: [^;]*(?:; [^;]*)?; last console lines: server: '.*'; "
                      r"client: '.*'\) \(while booting\)", reason)
     assert m and float(m.group(1)) > 2.0, reason
-    # Every CPU halted (waiting in `cat`), each host's console kept in the run.
-    assert "ACPI" in rd.console("server").read_text()
+    # Each host's console, silent after its first line, is kept in the run.
+    assert rd.console("server").read_text().count("\n") == 1
     assert wall < 3600 / 3, f"stopped after {wall:.0f} s"
