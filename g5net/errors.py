@@ -30,7 +30,7 @@ class StatsParseError(G5netError):
 
 
 class ReportError(G5netError):
-    """A run or sweep directory cannot be read for a report or a check."""
+    """A run or sweep directory cannot be read as asked (report, check, stats)."""
 
 
 class CheckError(G5netError):

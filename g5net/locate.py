@@ -20,6 +20,8 @@ from .rundir import TMP_PREFIX, RunDir
 from .sweepdir import SweepDir
 
 KINDS = ("run", "sweep", "folder")
+FORMS = ("a run directory (run.json), a sweep directory (sweep.json and runs/) or a "
+         "folder of run directories (*/run.json)")
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,14 @@ class Located:
     kind: str  # one of KINDS
     runs: tuple[RunDir, ...]  # committed runs, by directory name
     sweep: SweepDir | None = None  # where kind is "sweep"
+
+    def some_runs(self) -> tuple[RunDir, ...]:
+        """The runs, for a command that reads them (report, check): only a sweep
+        can have none yet, and that is no report."""
+        if not self.runs:
+            raise StoreError(f"{self.path}: the sweep has no run yet "
+                             f"(`g5net status {self.path}` lists its points)")
+        return self.runs
 
 
 def _runs_in(folder: Path) -> tuple[RunDir, ...]:
@@ -42,7 +52,8 @@ def locate(path: Path) -> Located:
     if sd.plan_json.is_file():
         return Located(path, "sweep", _runs_in(sd.store), sd)
     if not path.is_dir():
-        raise StoreError(f"{path}: no such directory")
+        why = "not a directory" if path.exists() else "no such directory"
+        raise StoreError(f"{path}: {why}: give {FORMS}")
     runs = _runs_in(path)
     if not runs:
         raise StoreError(f"{path}: holds no run: not a run directory (no run.json), a sweep "

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import profile
+from . import profile, run_record
 from .guest.results import USER_HZ
 from .rundir import RunDir
 from .spec import Spec
@@ -106,12 +106,11 @@ def workload_metrics(w: dict[str, Any], gem5: dict[str, float] | None = None) ->
 def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             boards: Mapping[str, str] | None = None) -> dict[str, Any]:
     """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
-    engine's object names); a host missing there is its own prefix."""
+    engine's object names); a host the map lacks is its own prefix (run_record.board)."""
     gem5 = roi_stats(rd.stats_txt, [w.name for w in spec.workloads])
-    boards = boards or {}
     hosts = {}
     for name, r in results.items():
-        prefix = boards.get(name, name)
+        prefix = run_record.board(boards, name)
         hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix))
                        for wname, w in r.get("workloads", {}).items()}
     return {"hosts": hosts}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import getpass
 import platform
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -43,3 +44,10 @@ def finish(record: dict[str, Any], status: str, total_s: float) -> dict[str, Any
     record["status"] = status
     record["timings"].update(finished=now(), total_s=round(total_s, 3))
     return record
+
+
+def board(boards: Mapping[str, str] | None, host: str) -> str:
+    """The prefix of `host`'s statistics in the engine's stats.txt, from a
+    record's `boards`: the host's own name where the map has none (QEMU runs,
+    runs recorded before the map)."""
+    return (boards or {}).get(host) or host

@@ -20,6 +20,7 @@ from . import atomic, rundir, spec as specmod
 from .errors import RunnerError
 from .runners.resources import Resources
 from .spec import Spec
+from .sweep import Point
 
 PLAN_VERSION = 1
 
@@ -69,6 +70,12 @@ class PlannedPoint:
     spec: dict[str, Any]  # resolved, as Spec.to_dict writes it
     resources: Resources
 
+    @classmethod
+    def of(cls, point: Point, run_id: str) -> PlannedPoint:
+        """A point of a sweep under the run id its spec, artifacts and engine give it."""
+        return cls(point.index, run_id, point.spec.experiment.name, point.params,
+                   point.spec.to_dict(), Resources.of(point.spec))
+
     @property
     def dir_name(self) -> str:
         return rundir.dir_name(self.name, self.run_id)
@@ -103,7 +110,7 @@ def write(sd: SweepDir, plan: Plan) -> None:
     sd.path.mkdir(parents=True, exist_ok=True)
     data = {"version": PLAN_VERSION, "source": plan.source, "parameters": list(plan.parameters),
             "points": [p.to_dict() for p in plan.points]}
-    atomic.write_text(sd.plan_json, json.dumps(data, indent=1) + "\n")
+    atomic.write_json(sd.plan_json, data)
 
 
 def read(sd: SweepDir) -> Plan:

@@ -18,8 +18,8 @@ from pathlib import Path
 from g5net import run_metrics, run_record, rundir, sweepdir
 from g5net.guest import results as guest_results
 from g5net.rundir import RunDir
-from g5net.runners.resources import Resources
 from g5net.spec import Spec, from_dict
+from g5net.sweep import Point, Sweep, expand
 from g5net.sweepdir import PlannedPoint, SweepDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -123,15 +123,20 @@ def iperf_csv(mbps: float, msg_bytes: int) -> str:
     return (f"20250101000000,10.0.0.2,40000,10.0.0.1,5001,3,0.0-3.0,{bits * 3 // 8},{bits}\n")
 
 
-def spec(attach: str = "pcie", msg_bytes: int = 131072, streams: int = 1, profile: bool = True,
-         hosts: tuple[str, str] = ("server", "client")) -> Spec:
-    return from_dict({
+def spec_data(attach: str = "pcie", msg_bytes: int = 131072, streams: int = 1,
+              profile: bool = True, hosts: tuple[str, str] = ("server", "client")) -> dict:
+    """A spec as its TOML parses."""
+    return {
         "experiment": {"name": "t"},
         "host": {"nic": {"attach": attach}},
         "hosts": {hosts[0]: {"role": "server"}, hosts[1]: {"role": "client"}},
         "workloads": {"stream": {"kind": "iperf", "msg_bytes": msg_bytes, "streams": streams,
                                  "profile": profile}},
-    })
+    }
+
+
+def spec(*args, **kwargs) -> Spec:
+    return from_dict(spec_data(*args, **kwargs))
 
 
 def netpipe_table(min_bytes: int, max_bytes: int) -> str:
@@ -190,38 +195,39 @@ def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") ->
     return rundir.commit(rd, store, s.experiment.name, run_id)
 
 
-# The points of the test sweep: NIC placement x (message size, connections).
-SWEEP_POINTS = [(attach, msg, streams) for attach in ("pcie", "integrated")
-                for msg, streams in ((1024, 1), (16384, 4), (65536, 16))]
+def placement_sweep() -> Sweep:
+    """NIC placement x (message size, connections), expanded by the sweep's own code."""
+    return expand({**spec_data(), "sweep": {
+        "host.nic.attach": ["pcie", "integrated"],
+        "workloads.stream.msg_bytes": [1024, 16384, 65536],
+        "workloads.stream.streams": [1, 4, 16],
+        "zip": [["workloads.stream.msg_bytes", "workloads.stream.streams"]]}}, "test-sweep.toml")
 
 
-def _mbps(attach: str, msg: int) -> float:
-    """The integrated NIC 5 % faster."""
-    return msg / 100 * (1.05 if attach == "integrated" else 1.0)
+def make_point_run(store: Path, p: Point) -> RunDir:
+    """The point's run; the integrated NIC 5 % faster."""
+    faster = 1.05 if p.params["host.nic.attach"] == "integrated" else 1.0
+    return make_run(store, p.spec, p.params["workloads.stream.msg_bytes"] / 100 * faster)
 
 
-def make_sweep(path: Path) -> Path:
+def make_sweep(path: Path, ran: bool = True) -> Path:
     """A sweep directory as `g5net sweep --out PATH` leaves it, written by the
-    sweep's own writers: the plan (sweep.json), every point's committed run in
-    runs/, and a run still being written there."""
-    sd = SweepDir(path)
-    points = []
-    for i, (attach, msg, streams) in enumerate(SWEEP_POINTS):
-        s = spec(attach, msg, streams)
-        params = {"host.nic.attach": attach, "workloads.stream.msg_bytes": msg,
-                  "workloads.stream.streams": streams}
-        points.append(PlannedPoint(i, s.digest(), s.experiment.name, params, s.to_dict(),
-                                   Resources.of(s)))
-        make_run(sd.store, s, _mbps(attach, msg))
-    sweepdir.write(sd, sweepdir.Plan("test-sweep.toml", tuple(points[0].params), tuple(points)))
-    rundir.begin(sd.store, "t", "f" * 64)  # a worker's half-written run
+    sweep's own writers: the plan (sweep.json) and, where it `ran`, every point's
+    committed run in runs/ and a run still being written there."""
+    sd, s = SweepDir(path), placement_sweep()
+    points = tuple(PlannedPoint.of(p, p.spec.digest()) for p in s.points)
+    sweepdir.write(sd, sweepdir.Plan("test-sweep.toml", s.parameters, points))
+    if ran:
+        for p in s.points:
+            make_point_run(sd.store, p)
+        rundir.begin(sd.store, "t", "f" * 64)  # a worker's half-written run
     return sd.path
 
 
 def make_folder(path: Path) -> Path:
     """A folder of single runs (results/ after several `g5net run`), the same
     runs as make_sweep's points, and a run still being written."""
-    for attach, msg, streams in SWEEP_POINTS:
-        make_run(path, spec(attach, msg, streams), _mbps(attach, msg))
+    for p in placement_sweep().points:
+        make_point_run(path, p)
     rundir.begin(path, "t", "f" * 64)
     return path

@@ -65,5 +65,21 @@ def test_nothing_to_report_is_an_error(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path}: holds no run: not a run directory (no run.json), a sweep directory" in err
-    with pytest.raises(StoreError, match="no such directory"):
+    with pytest.raises(StoreError, match="missing: no such directory: give a run directory "
+                                         r"\(run.json\), a sweep directory \(sweep.json and runs/\)"):
         build(tmp_path / "missing", tmp_path / "r")
+    (tmp_path / "stats.txt").write_text("")
+    with pytest.raises(StoreError, match="stats.txt: not a directory: give a run directory"):
+        build(tmp_path / "stats.txt", tmp_path / "r")
+
+
+def test_a_sweep_before_its_first_run_has_nothing_to_report_or_check(tmp_path, capsys):
+    sweep = make_sweep(tmp_path / "sweep", ran=False)
+    expect = tmp_path / "expect.toml"
+    expect.write_text('bounds = ["packets > 0"]\n')
+    assert cli.main(["report", str(sweep), "-o", str(tmp_path / "r")]) == 2
+    assert cli.main(["check", str(sweep), "--expect", str(expect)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"g5net {cmd}: error: {sweep}: the sweep has no run yet "
+        f"(`g5net status {sweep}` lists its points)" for cmd in ("report", "check")]
+    assert not (tmp_path / "r").exists()

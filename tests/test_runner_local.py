@@ -10,7 +10,6 @@ import pytest
 from g5net import store, sweep, sweepdir
 from g5net.runners import local
 from g5net.runners.display import Display
-from g5net.runners.resources import Resources
 from g5net.sweepdir import PlannedPoint, SweepDir
 
 from conftest import EXAMPLES
@@ -18,10 +17,8 @@ from conftest import EXAMPLES
 
 def _sweep_dir(tmp_path, count: int, **changes) -> tuple[SweepDir, sweepdir.Plan]:
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    points = tuple(dataclasses.replace(
-        PlannedPoint(p.index, f"{p.index:02d}" * 32, p.spec.experiment.name, p.params,
-                     p.spec.to_dict(), Resources.of(p.spec)), **changes)
-        for p in s.points[:count])
+    points = tuple(dataclasses.replace(PlannedPoint.of(p, f"{p.index:02d}" * 32), **changes)
+                   for p in s.points[:count])
     sd = SweepDir(tmp_path / "sweep")
     plan = sweepdir.Plan("test", s.parameters, points)
     sweepdir.write(sd, plan)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from g5net import sweep
 from g5net.runners import slurm
-from g5net.sweepdir import PlannedPoint, SweepDir
 from g5net.runners.resources import Resources
+from g5net.sweepdir import PlannedPoint, SweepDir
 
 from conftest import EXAMPLES
 
@@ -17,8 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 
 def _points():
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    return [PlannedPoint(p.index, "0" * 64, p.spec.experiment.name, p.params, p.spec.to_dict(),
-                         Resources.of(p.spec)) for p in s.points]
+    return [PlannedPoint.of(p, "0" * 64) for p in s.points]
 
 
 def test_sweep_quick_script_matches_golden():

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from g5net import cli, run_record, rundir, store, sweep, sweepdir
-from g5net.runners.resources import Resources
 from g5net.sweepdir import PlannedPoint, SweepDir
 
 from conftest import EXAMPLES
@@ -23,8 +22,7 @@ def only_store_commands(monkeypatch):
 @pytest.fixture
 def sweep_dir(tmp_path):
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    points = tuple(PlannedPoint(p.index, f"{p.index:02d}" * 32, p.spec.experiment.name, p.params,
-                                p.spec.to_dict(), Resources.of(p.spec)) for p in s.points)
+    points = tuple(PlannedPoint.of(p, f"{p.index:02d}" * 32) for p in s.points)
     sd = SweepDir(tmp_path / "sweep")
     sweepdir.write(sd, sweepdir.Plan("examples/sweep-quick.toml", s.parameters, points))
     return sd

@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import atomic
-
 Progress = Callable[[str], Any]
 
 MANIFEST = "manifest.json"
@@ -82,11 +80,6 @@ def staging(final: Path) -> Iterator[Path]:
         tmp.rename(final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """A manifest or memo, whole or not at all, keys sorted."""
-    atomic.write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:

@@ -12,8 +12,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import atomic
 from ..errors import ArtifactError
-from .cache import Progress, sha256_file, write_json
+from .cache import Progress, sha256_file
 from .host import run_tool
 
 
@@ -58,8 +59,8 @@ def resolve(names: list[str], source: str, memo: Path | None = None) -> dict[str
     found = _apt_cache_show(names, source)
     if memo is not None:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        write_json(memo, {"apt_state": state,
-                          "packages": {n: dataclasses.asdict(p) for n, p in found.items()}})
+        atomic.write_json(memo, {"apt_state": state,
+                                 "packages": {n: dataclasses.asdict(p) for n, p in found.items()}})
     return found
 
 

@@ -16,9 +16,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import atomic
 from ..errors import ArtifactError
 from . import debian, elf, m5tool
-from .cache import MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging, write_json
+from .cache import MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging
 from .host import REPO, require, run_tool
 
 RECIPE = REPO / "disk-images"
@@ -318,7 +319,7 @@ def _build(recipe: Path, lines: list[PackageLine], packages: dict[str, debian.Pa
         shutil.rmtree(tmp / "packages")
         digest = sha256_file(tmp / IMAGE_NAME).hexdigest()
         size = (tmp / IMAGE_NAME).stat().st_size
-        write_json(tmp / MANIFEST, {
+        atomic.write_json(tmp / MANIFEST, {
             "digest": digest, "size": size,
             "packages": {p.name: p.version for p in packages.values()},
         })

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import ArtifactError
-from .cache import (MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging, write_json)
+from .cache import MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging
 from .host import REPO, require, run_tool
 
 SOURCE_PACKAGE = "linux-source-6.1"
@@ -215,7 +215,7 @@ def _source_tree(version: str, patches: list[Path], progress: Progress) -> Path:
             for name in touched:
                 if (tmp / name).exists():
                     os.utime(tmp / name)
-            write_json(tmp / PATCH_STAMP, {
+            atomic.write_json(tmp / PATCH_STAMP, {
                 "digest": digest, "patches": [p.name for p in patches],
                 "files": sorted(f for p in patches for f in _patched_files(p))})
         for old in src_root.glob(f"{SOURCE_PACKAGE}_*"):
@@ -299,7 +299,7 @@ def _build(variant: str, version: str, fragments: list[Path], index: Path,
                 shutil.copyfile(source, tmp / dest)
             digest = sha256_file(tmp / "bzImage")
             sha256_file(tmp / "vmlinux", digest)
-            write_json(tmp / MANIFEST, {
+            atomic.write_json(tmp / MANIFEST, {
                 "variant": variant, "digest": digest.hexdigest(),
                 "source": {"package": SOURCE_PACKAGE, "version": version,
                            "patches": [p.name for p in patches]},

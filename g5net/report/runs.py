@@ -89,7 +89,7 @@ def load_run(path: Path) -> Run:
 
 def load(source: Path) -> list[Run]:
     """The runs `source` names (g5net/locate.py), by name."""
-    return [load_run(rd.path) for rd in locate(source).runs]
+    return [load_run(rd.path) for rd in locate(source).some_runs()]
 
 
 def varying(runs: Sequence[Run]) -> list[str]:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Callable
 
 from ..sweep import Sweep
 from ..sweepdir import Plan, PlannedPoint
-from .resources import Resources
 
 if TYPE_CHECKING:
     from ..engines.base import Artifacts, EngineInfo
@@ -28,7 +27,5 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
         variants = tuple(sorted({h.kernel for h in p.spec.hosts}))
         if variants not in arts:
             arts[variants] = run.resolve_artifacts(p.spec, progress, build=build)
-        rid = run.run_id(p.spec, arts[variants], infos[engine])
-        points.append(PlannedPoint(p.index, rid, p.spec.experiment.name, p.params,
-                                   p.spec.to_dict(), Resources.of(p.spec)))
+        points.append(PlannedPoint.of(p, run.run_id(p.spec, arts[variants], infos[engine])))
     return Plan(source, sweep.parameters, tuple(points))

@@ -107,7 +107,7 @@ def submit(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
         raise RunnerError(f"sbatch {script} failed (status {out.returncode}): {out.stderr.strip()}")
     job_id = out.stdout.strip().split(";")[0]
     known.append({"job_id": job_id, "indices": [p.index for p in points], "script": script.name})
-    atomic.write_text(sd.slurm_jobs, json.dumps(known, indent=1) + "\n")
+    atomic.write_json(sd.slurm_jobs, known)
     return job_id
 
 
