@@ -43,7 +43,13 @@ NIC_ATTACH = ("pcie", "integrated")
 CPU_MODELS = ("atomic", "timing", "minor", "o3")
 CPU_PRESETS = ("custom", "niagara2")
 WORKLOAD_KINDS = ("iperf", "iperf3", "netpipe")
+STREAM_KINDS = ("iperf", "iperf3")
 PROTOCOLS = ("tcp", "udp")
+# Which way a stream's data flows, seen from the client: "send" client -> server,
+# "receive" server -> client, "both" one instance each way at once.
+DIRECTIONS = ("send", "receive", "both")
+MAX_REPLICAS = 64
+MAX_INSTANCES = 16
 # The 10GbE study's MTU set spans 1500..16000; the e1000 driver accepts up to 16110.
 MTU_RANGE = (68, 16110)
 MAX_CPUS = 64
@@ -128,6 +134,9 @@ class Nic:
 class Host:
     name: str
     role: str = _f("client", choices=ROLES)
+    replicas: int = _f(1, lo=1, hi=MAX_REPLICAS,
+                       doc="this table stands for N identical hosts <name>-1..<name>-N; an "
+                           "explicit ip is the first's, the others count up from it")
     peer: str = _f("", doc="the server a client talks to; default: the only server")
     ip: str = _f("", doc="default: 10.0.0.<index+1>")
     memory_mb: int = _f(512, lo=64, hi=65536)
@@ -135,6 +144,9 @@ class Host:
     cpu: Cpu = field(default_factory=Cpu)
     caches: Caches = field(default_factory=Caches)
     nic: Nic = field(default_factory=Nic)
+    link: dict = _f({}, doc="this host's own link to the switch: speed_gbps and/or delay_us, "
+                            "each overriding [link]'s (e.g. a 10 Gbit/s server among 1 Gbit/s "
+                            "clients); needs a switch")
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
     kernel_args: list = _f([], doc="extra kernel command-line arguments, each one word "
                                    "(e.g. [\"idle=poll\", \"mitigations=off\"]), after the "
@@ -151,6 +163,9 @@ class Link:
     speed_gbps: float = _f(10.0, lo=0.001, hi=400.0)
     delay_us: float = _f(1.0, lo=0.0)
     pcap: bool = _f(False, doc="gem5: EtherDump of every link")
+    switch: bool = _f(False, doc="join the hosts through a switch even when there are two "
+                                 "(more than two always go through one)")
+    switch_delay_us: float = _f(0.0, lo=0.0, doc="the switch's own forwarding latency")
 
 
 @dataclass(frozen=True)
@@ -162,14 +177,33 @@ class Workload:
     bytes: int = _f(0, lo=0, doc="iperf/iperf3: transfer this much instead of duration_s")
     msg_bytes: int = _f(131072, lo=1, doc="iperf -l: bytes per write")
     window_bytes: int = _f(0, lo=0, doc="iperf -w: socket buffer; 0 = kernel default")
-    streams: int = _f(1, lo=1, hi=128, doc="iperf -P")
+    streams: int = _f(1, lo=1, hi=128, doc="iperf -P: connections of one process (threads)")
+    instances: int = _f(1, lo=1, hi=MAX_INSTANCES,
+                        doc="iperf/iperf3: separate processes per client and NIC, each with "
+                            "its own server process and port")
+    direction: str = _f("send", choices=DIRECTIONS,
+                        doc="iperf/iperf3, seen from the client: send (client -> server), "
+                            "receive (server -> client), both (one instance each way at once)")
     udp_mbps: float = _f(1000.0, lo=0.001, doc="iperf -b for UDP")
-    client_cpus: list = _f([], doc="taskset for the client process")
-    server_cpus: list = _f([], doc="taskset for the server process")
+    client_cpus: list = _f([], doc="taskset for the client processes: one CPU list for all, or "
+                                   "a list of lists, one per instance of the host (NIC-major)")
+    server_cpus: list = _f([], doc="taskset for the server processes: one CPU list for all, or "
+                                   "a list of lists, one per instance of the host (NIC-major)")
     min_bytes: int = _f(1, lo=1, doc="netpipe: smallest message")
     max_bytes: int = _f(65536, lo=1, doc="netpipe: largest message")
     repeats: int = _f(0, lo=0, doc="netpipe -r style fixed repeats; 0 = NPtcp's own")
     profile: bool = _f(False, doc="sample kernel symbols during this workload")
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One client-server pair of processes of a workload: the unit that has a
+    port of its own, a CPU list of its own and a result of its own."""
+    client: Host
+    server: Host
+    nic: int
+    index: int  # of the workload's `instances`
+    direction: str  # "send" or "receive", seen from the client
 
 
 @dataclass(frozen=True)
@@ -191,6 +225,32 @@ class Spec:
 
     def clients_of(self, server: Host) -> tuple[Host, ...]:
         return tuple(h for h in self.hosts if h.role == "client" and h.peer == server.name)
+
+    def link_of(self, host: Host) -> Link:
+        """`host`'s link to the switch (or its peer): [link] with the host's own keys."""
+        return dataclasses.replace(self.link, **host.link)
+
+    @property
+    def switched(self) -> bool:
+        """Whether the hosts meet in a switch (two hosts are otherwise back to back)."""
+        return self.link.switch or len(self.hosts) > 2
+
+    def flows(self, w: Workload) -> tuple[Flow, ...]:
+        """Every client-server process pair of `w`, in a fixed order (server,
+        client, NIC, instance, direction) that ports and CPU lists follow.
+        NetPIPE measures one link's latency, over NIC 0; streams load every NIC."""
+        directions = ("send", "receive") if w.direction == "both" else (w.direction,)
+        out = []
+        for server in self.servers:
+            for client in self.clients_of(server):
+                nics = 1 if w.kind not in STREAM_KINDS else min(client.nic.count, server.nic.count)
+                out += [Flow(client, server, nic, k, d) for nic in range(nics)
+                        for k in range(w.instances) for d in directions]
+        return tuple(out)
+
+    def flows_of(self, host: Host, w: Workload) -> tuple[Flow, ...]:
+        """The flows whose client or server `host` is, in `flows` order."""
+        return tuple(f for f in self.flows(w) if host.name in (f.client.name, f.server.name))
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
@@ -279,6 +339,8 @@ def _merge(base: Mapping, over: Mapping) -> dict:
     return out
 
 
+# [host] keys that name one host, so are not defaults for every host.
+NOT_DEFAULTS = ("name", "role", "ip", "peer", "replicas")
 _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 
 
@@ -308,8 +370,8 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     for name, table in host_tables.items():
         if not isinstance(table, Mapping):
             raise SpecError(f"hosts.{name}: expected a table, got {table!r}")
-        merged = _merge({k: v for k, v in defaults.items() if k not in ("role", "ip", "peer")}, table)
-        hosts.append(_build(Host, merged, f"hosts.{name}", name=name))
+        merged = _merge({k: v for k, v in defaults.items() if k not in NOT_DEFAULTS}, table)
+        hosts += _replicate(_build(Host, merged, f"hosts.{name}", name=name))
 
     wl_tables = data.get("workloads")
     if not isinstance(wl_tables, Mapping) or not wl_tables:
@@ -324,6 +386,31 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     return spec
 
 
+_OWN_LINK_KEYS = ("speed_gbps", "delay_us")
+
+
+def _own_link(h: Host) -> dict:
+    """A host's link keys, checked as [link]'s own are."""
+    fields = {f.name: f for f in dataclasses.fields(Link)}
+    out = {}
+    for k, v in h.link.items():
+        if k not in _OWN_LINK_KEYS:
+            raise SpecError(f"hosts.{h.name}.link.{k}: unknown key (allowed: {', '.join(_OWN_LINK_KEYS)})")
+        out[k] = _check_value(f"hosts.{h.name}.link.{k}", v, float, fields[k].metadata)
+    return out
+
+
+def _replicate(h: Host) -> list[Host]:
+    """The hosts one table stands for: itself, or <name>-1..<name>-N."""
+    if h.replicas == 1:
+        return [h]
+    if h.ip:
+        _check_nic_ips(h)
+    return [dataclasses.replace(h, name=f"{h.name}-{i + 1}", replicas=1,
+                                ip=str(ipaddress.IPv4Address(h.ip) + i) if h.ip else "")
+            for i in range(h.replicas)]
+
+
 def _resolve_hosts(hosts: list[Host]) -> list[Host]:
     servers = [h.name for h in hosts if h.role == "server"]
     out = []
@@ -333,6 +420,8 @@ def _resolve_hosts(hosts: list[Host]) -> list[Host]:
             changes["ip"] = f"10.0.0.{i + 1}"
         if h.role == "client" and not h.peer and len(servers) == 1:
             changes["peer"] = servers[0]
+        if h.link:
+            changes["link"] = _own_link(h)
         if h.cpu.preset == "niagara2":
             changes["cpu"], changes["caches"] = _niagara2(h)
         out.append(dataclasses.replace(h, **changes) if changes else h)
@@ -357,6 +446,10 @@ def _niagara2(h: Host) -> tuple[Cpu, Caches]:
 
 def _check_combinations(spec: Spec) -> None:
     names = [h.name for h in spec.hosts]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SpecError(f"hosts.{twice[0]}: two hosts have this name (a table with replicas = N "
+                        f"names its hosts <name>-1..<name>-N)")
     if not spec.servers:
         raise SpecError("hosts: no host has role = \"server\"")
     if len(names) < 2:
@@ -401,6 +494,7 @@ def _check_combinations(spec: Spec) -> None:
             if not isinstance(arg, str) or not _KERNEL_ARG.fullmatch(arg):
                 raise SpecError(f"{key}.kernel_args: {arg!r} is not one kernel argument (letters, "
                                 f"digits and {_KERNEL_ARG_PUNCTUATION} only, no spaces)")
+    _check_topology(spec)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -414,9 +508,40 @@ def _check_combinations(spec: Spec) -> None:
             raise SpecError(f"{key}: set duration_s or bytes")
         if w.kind == "netpipe" and w.protocol != "tcp":
             raise SpecError(f"{key}.protocol: netpipe measures TCP only")
+        if w.kind not in STREAM_KINDS:
+            for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):
+                if value != default:
+                    raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (a ping-pong "
+                                    f"has no direction and runs one instance per client); "
+                                    f"iperf and iperf3 can")
         for h in spec.hosts:
-            cpus = w.server_cpus if h.role == "server" else w.client_cpus
-            _check_cpu_list(f"{key}.{h.role}_cpus", cpus, h.cpu.count, host=h.name)
+            _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
+                             h, len(spec.flows_of(h, w)))
+
+
+def _check_topology(spec: Spec) -> None:
+    if spec.switched:
+        return
+    for h in spec.hosts:
+        if spec.link_of(h) != spec.link:
+            raise SpecError(f"hosts.{h.name}.link: two hosts back to back share one link "
+                            f"([link]); a host's own link speed or delay needs link.switch = true")
+    if spec.link.switch_delay_us:
+        raise SpecError("link.switch_delay_us: two hosts back to back have no switch; "
+                        "set link.switch = true")
+
+
+def _check_flow_cpus(key: str, cpus: list, h: Host, flows: int) -> None:
+    """One CPU list for every process of the host, or one list per flow."""
+    if not any(isinstance(c, list) for c in cpus):
+        _check_cpu_list(key, cpus, h.cpu.count, host=h.name)
+        return
+    if len(cpus) != flows or not all(isinstance(c, list) for c in cpus):
+        raise SpecError(f"{key}: a list of CPU lists needs one list per instance: hosts.{h.name} "
+                        f"runs {flows} of this workload (NICs x instances x directions"
+                        f"{' x clients' if h.role == 'server' else ''}), got {len(cpus)} entries")
+    for one in cpus:
+        _check_cpu_list(key, one, h.cpu.count, host=h.name)
 
 
 # What one word of a kernel command line may hold here: nothing that ends the

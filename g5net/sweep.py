@@ -49,8 +49,6 @@ ZIP = "zip"
 DERIVE = "derive"
 _TOPS = {"experiment": specmod.Experiment, "link": specmod.Link, "host": specmod.Host,
          "hosts": specmod.Host, "workloads": specmod.Workload}
-# [host] defaults never set these: from_dict drops them for every host.
-_NOT_DEFAULTS = ("name", "role", "ip", "peer")
 
 
 @dataclass(frozen=True)
@@ -119,7 +117,7 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
                             f"({_nearest(got, names)}have {', '.join(names)})")
         keys.append(rest[0])
         rest = rest[1:]
-    excluded = _NOT_DEFAULTS if top == "host" else ("name",)
+    excluded = specmod.NOT_DEFAULTS if top == "host" else ("name",)
     prefix = ".".join(keys)
     while rest:
         fields = {n: f for n, f in _fields(cls).items() if n not in excluded}

@@ -63,15 +63,16 @@ def test_a_stream_on_two_nics_sums_them_and_keeps_each():
                            "stream.nic1.rc": "0\n"})
     stream = w["stream"]
     assert "error" not in stream
-    assert [p["nic"] for p in stream["per_nic"]] == [0, 1]
-    nic0, nic1 = (p["throughput_mbps"] for p in stream["per_nic"])
+    assert [p["nic"] for p in stream["instances"]] == [0, 1]
+    nic0, nic1 = (p["throughput_mbps"] for p in stream["instances"])
     # NIC 0's figure is the fixture's own single-NIC result.
     single = json.loads((FIXTURE / "results.json").read_text())["client"]["workloads"]["stream"]
     assert nic0 == single["throughput_mbps"] and nic1 == 1000.0
     assert stream["throughput_mbps"] == nic0 + nic1
     assert stream["bytes"] == 8_000_000 and stream["streams"] == 2 and stream["rc"] == 0
+    assert stream["sent_mbps"] == stream["throughput_mbps"] and stream["received_mbps"] == 0
     # NetPIPE ran over NIC 0 alone.
-    assert "per_nic" not in w["latency"] and w["latency"]["latency_us"] > 0
+    assert "instances" not in w["latency"] and w["latency"]["latency_us"] > 0
 
 
 def test_a_failed_nic_fails_the_workload_and_says_which():
@@ -79,7 +80,7 @@ def test_a_failed_nic_fails_the_workload_and_says_which():
                            "stream.nic1.rc": "1\n"})
     stream = w["stream"]
     assert stream["rc"] == 1 and "throughput_mbps" not in stream
-    assert stream["error"] == "NIC 1: exit status 1: connect failed"
-    assert stream["per_nic"][0]["throughput_mbps"] > 0
+    assert stream["error"] == "stream.nic1: exit status 1: connect failed"
+    assert stream["instances"][0]["throughput_mbps"] > 0
     assert workload_errors({"client": {"workloads": w}}) == [
-        "client/stream: NIC 1: exit status 1: connect failed"]
+        "client/stream: stream.nic1: exit status 1: connect failed"]

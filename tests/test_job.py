@@ -46,11 +46,12 @@ def test_streams_run_once_per_nic_at_once_and_netpipe_once(quickstart_text):
     assert [l.split()[6] for l in streams] == ["10.0.0.1", "10.0.1.1"]
     assert all(l.endswith(" &") for l in streams)
     assert client[client.index(streams[-1]) + 1] == "wait"
-    assert any("g5_capture stream3.nic1 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.1.1 -p 5003" in l
+    assert any("g5_capture stream3.nic1 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.1.1 -p 5005" in l
                for l in client)
+    # Each NIC's flow has a server and a port of its own.
     assert [l for l in server if "iperf -s" in l] == [
-        f"g5_capture {name} g5_pin '' timeout 123 iperf -s -P 1 -B {ip} -p 5001 -l 131072 -y C &"
-        for name, ip in (("stream", "10.0.0.1"), ("stream.nic1", "10.0.1.1"))]
+        f"g5_capture {name} g5_pin '' timeout 123 iperf -s -P 1 -p {port} -l 131072 -y C &"
+        for name, port in (("stream", 5001), ("stream.nic1", 5002))]
     assert sum("NPtcp" in l for l in client) == 1 and "latency.nic1" not in "\n".join(client)
 
 
@@ -78,17 +79,53 @@ def test_options_reach_the_command_line(quickstart_text):
     assert "timeout 123 iperf -s -P 4 -p 5001" in server
 
 
-def test_ports_differ_per_workload(quickstart_text):
-    s = spec.loads(quickstart_text)
-    assert [job.port(s, w) for w in s.workloads] == [5001, 5002]
+def test_every_flow_has_its_own_port(quickstart_text):
+    s = spec.loads(multinic(quickstart_text))
+    ports = [i.port for w in s.workloads for i in job.instances(s, s.host("client"), w)]
+    assert ports == [5001, 5002, 5003, 5004, 5005]  # stream x2 NICs, latency, stream3 x2 NICs
+    assert ports == [i.port for w in s.workloads for i in job.instances(s, s.host("server"), w)]
 
 
-def test_fan_in_server_serves_every_stream_of_every_client(quickstart_text):
-    # Two clients of one server (gem5 joins three hosts through a switch).
-    three = quickstart_text.replace('[hosts.client]\nrole = "client"',
-                                    '[hosts.client]\nrole = "client"\n[hosts.client2]\nrole = "client"')
-    s = spec.loads(three.replace('kind = "iperf"', 'kind = "iperf"\nstreams = 3', 1))
-    assert [h.name for h in s.clients_of(s.host("server"))] == ["client", "client2"]
+def three_hosts(quickstart_text: str, extra: str = "") -> spec.Spec:
+    """The quickstart with `replicas = 2` clients (a switch joins them)."""
+    return spec.loads(quickstart_text.replace('[hosts.client]\nrole = "client"',
+                                              '[hosts.client]\nrole = "client"\nreplicas = 2')
+                      .replace('kind = "iperf"', 'kind = "iperf"' + extra, 1))
+
+
+def test_fan_in_server_runs_one_server_per_client(quickstart_text):
+    s = three_hosts(quickstart_text, "\nstreams = 3")
+    assert [h.name for h in s.clients_of(s.host("server"))] == ["client-1", "client-2"]
     server = job.render(s, s.host("server"))
-    assert "iperf -s -P 6 " in server
-    assert "iperf -c 10.0.0.1 -P 3 " in job.render(s, s.host("client2"))
+    assert "g5_capture stream.client-1 g5_pin '' timeout 123 iperf -s -P 3 -p 5001 " in server
+    assert "g5_capture stream.client-2 g5_pin '' timeout 123 iperf -s -P 3 -p 5002 " in server
+    assert "g5_capture stream g5_pin '' iperf -c 10.0.0.1 -P 3 " in job.render(s, s.host("client-2"))
+    assert "-p 5002 " in job.render(s, s.host("client-2"))
+
+
+def test_hot_spot_runs_one_netpipe_receiver_per_client(quickstart_text):
+    s = three_hosts(quickstart_text)
+    server = [l for l in job.render(s, s.host("server")).splitlines() if "NPtcp" in l]
+    assert [l.split()[1] for l in server] == ["latency.client-1", "latency.client-2"]
+    assert [l.split("-P ")[-1].split()[0] for l in server] == ["5003", "5004"]
+    assert all(l.endswith(" &") for l in server)
+
+
+def test_direction_receive_and_both(quickstart_text):
+    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "receive"', 1))
+    assert job.render(s, s.host("client")).count(" -R") == 1
+    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "both"', 1))
+    client = [i for i in job.instances(s, s.host("client"), s.workloads[0])]
+    server = [i for i in job.instances(s, s.host("server"), s.workloads[0])]
+    assert [(i.item, i.direction) for i in client] == [("stream.send", "send"), ("stream.receive", "receive")]
+    assert [(i.item, i.direction) for i in server] == [("stream.send", "receive"), ("stream.receive", "send")]
+    lines = job.render(s, s.host("client")).splitlines()
+    assert [" -R" in l for l in lines if "iperf -c" in l] == [False, True]
+
+
+def test_instances_are_processes_each_pinned_to_its_own_cpus(quickstart_text):
+    text = quickstart_text.replace("cores = 1", "cores = 2").replace(
+        'kind = "iperf"', 'kind = "iperf"\ninstances = 2\nclient_cpus = [[0], [1]]', 1)
+    s = spec.loads(text)
+    client = [l for l in job.render(s, s.host("client")).splitlines() if "iperf -c" in l]
+    assert [l.split()[1:4] for l in client] == [["stream.i0", "g5_pin", "0"], ["stream.i1", "g5_pin", "1"]]

@@ -57,7 +57,7 @@ def run(tmp_path_factory, cli_run):
     for host in ("server", "client"):
         for name in STREAMS:
             w = results[host]["workloads"][name]
-            print(host, name, [round(p["throughput_mbps"], 1) for p in w.get("per_nic", [])])
+            print(host, name, [round(p["throughput_mbps"], 1) for p in w.get("instances", [])])
     return record, results, rd
 
 
@@ -75,7 +75,7 @@ def test_each_nic_carries_its_own_stream(run):
         for name in STREAMS:
             w = results[host]["workloads"][name]
             assert "error" not in w, w
-            per_nic = w["per_nic"]
+            per_nic = w["instances"]
             assert [p["nic"] for p in per_nic] == [0, 1]
             assert all(p["throughput_mbps"] > 0 and p["rc"] == 0 for p in per_nic), per_nic
             assert w["throughput_mbps"] == pytest.approx(sum(p["throughput_mbps"] for p in per_nic))

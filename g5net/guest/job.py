@@ -9,8 +9,9 @@ late server from one workload is never mistaken for the next.
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 
-from ..spec import Host, Spec, Workload
+from ..spec import Flow, Host, Spec, Workload
 
 # $G5_OUT in the guest (workloads/README.md): every file there is a result item.
 GUEST_OUT = "/tmp/g5out"
@@ -35,8 +36,15 @@ def _cpus(cpus: list[int]) -> str:
     return ",".join(str(c) for c in cpus)
 
 
-def port(spec: Spec, workload: Workload) -> int:
-    return BASE_PORT + [w.name for w in spec.workloads].index(workload.name)
+def _ports(spec: Spec) -> dict[tuple[str, int], int]:
+    """(workload, flow index) -> port: every flow of every workload its own, so a
+    late server from one workload or flow is never mistaken for another's."""
+    out, port = {}, BASE_PORT
+    for w in spec.workloads:
+        for i in range(len(spec.flows(w))):
+            out[(w.name, i)] = port
+            port += 1
+    return out
 
 
 def _run_time_s(w: Workload) -> float:
@@ -45,90 +53,126 @@ def _run_time_s(w: Workload) -> float:
 
 
 def item(name: str, nic: int) -> str:
-    """The result item name of NIC `nic`'s instance of a workload or setup step.
-    NIC 0's is the plain name, so single-NIC jobs and results read as they always have."""
+    """The result item name of NIC `nic`'s instance of a setup step. NIC 0's is
+    the plain name, so single-NIC jobs and results read as they always have."""
     return name if nic == 0 else f"{name}.nic{nic}"
 
 
-def nics(host: Host, w: Workload) -> int:
-    """Instances of `w` a host runs at once: the streams load every NIC, one
-    instance per NIC; NetPIPE measures one link's latency, over NIC 0."""
-    return 1 if w.kind == "netpipe" else host.nic.count
+@dataclass(frozen=True)
+class Instance:
+    """What one host runs for one flow of a workload."""
+    flow: Flow
+    host: Host
+    item: str  # result item name
+    port: int
+    cpus: list  # taskset list, [] for any CPU
+
+    @property
+    def serves(self) -> bool:
+        return self.host.name == self.flow.server.name
+
+    @property
+    def direction(self) -> str:
+        """Which way this host's data goes: the flow's, turned round on the server."""
+        if not self.serves:
+            return self.flow.direction
+        return "receive" if self.flow.direction == "send" else "send"
+
+    @property
+    def peer(self) -> Host:
+        return self.flow.client if self.serves else self.flow.server
 
 
-def _bind(host: Host, nic: int) -> list:
-    # Servers of one workload share its port, so with several NICs each binds
-    # its own NIC's address; a lone server listens on every address, as it always has.
-    return ["-B", host.nic_ip(nic)] if host.nic.count > 1 else []
+def instances(spec: Spec, host: Host, w: Workload) -> list[Instance]:
+    """The processes `host` runs for `w`, one per flow it is part of; the item
+    name grows a part for each way its flows differ (client, NIC, instance,
+    direction), so a lone flow's result item is the workload's own name."""
+    ports = _ports(spec)
+    flows = spec.flows(w)
+    mine = [(i, f) for i, f in enumerate(flows) if host.name in (f.client.name, f.server.name)]
+    cpus = w.server_cpus if host.role == "server" else w.client_cpus
+    per_flow = any(isinstance(c, list) for c in cpus)
+    out = []
+    for n, (i, f) in enumerate(mine):
+        parts = [w.name]
+        if host.name == f.server.name and len(spec.clients_of(f.server)) > 1:
+            parts.append(f.client.name)
+        if f.nic:
+            parts.append(f"nic{f.nic}")
+        if w.instances > 1:
+            parts.append(f"i{f.index}")
+        if w.direction == "both":
+            parts.append(f.direction)
+        out.append(Instance(f, host, ".".join(parts), ports[(w.name, i)],
+                            cpus[n] if per_flow else cpus))
+    return out
 
 
-def _iperf(spec: Spec, host: Host, w: Workload, nic: int) -> str:
-    p = port(spec, w)
-    common = ["-p", p, "-l", w.msg_bytes, "-y", "C"]
+def _pinned(inst: Instance, cmd: list) -> str:
+    return f"g5_pin {shlex.quote(_cpus(inst.cpus))} {_q(cmd)}"
+
+
+def _iperf(w: Workload, inst: Instance) -> str:
+    common = ["-p", inst.port, "-l", w.msg_bytes, "-y", "C"]
     if w.window_bytes:
         common += ["-w", w.window_bytes]
     if w.protocol == "udp":
         common.append("-u")
-    if host.role == "server":
+    if inst.serves:
+        # iperf 2 serves -P connections, then reports their sum and exits.
         limit = int(_run_time_s(w) + SERVER_GRACE_S)
-        # iperf 2 serves -P connections, then reports their sum and exits: every
-        # stream of every client of this server (fan-in through a switch).
-        total = w.streams * len(spec.clients_of(host))
-        cmd = ["timeout", limit, "iperf", "-s", "-P", total] + _bind(host, nic) + common
-        pin = _cpus(w.server_cpus)
+        cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + common
     else:
         amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
-        cmd = ["iperf", "-c", spec.host(host.peer).nic_ip(nic), "-P", w.streams,
+        cmd = ["iperf", "-c", inst.peer.nic_ip(inst.flow.nic), "-P", w.streams,
                "--connect-retries", CLIENT_RETRY_S * IPERF_RETRIES_PER_S] + amount + common
         if w.protocol == "udp":
             cmd += ["-b", f"{w.udp_mbps}M"]
-        pin = _cpus(w.client_cpus)
-    return f"g5_capture {item(w.name, nic)} g5_pin {shlex.quote(pin)} {_q(cmd)}"
+        if inst.flow.direction == "receive":
+            cmd.append("-R")
+    return f"g5_capture {inst.item} {_pinned(inst, cmd)}"
 
 
-def _iperf3(spec: Spec, host: Host, w: Workload, nic: int) -> str:
-    p = port(spec, w)
-    name = item(w.name, nic)
-    if host.role == "server":
+def _iperf3(w: Workload, inst: Instance) -> str:
+    if inst.serves:
         limit = int(_run_time_s(w) + SERVER_GRACE_S)
-        cmd = ["timeout", limit, "iperf3", "-s", "-1", "-p", p, "-J"] + _bind(host, nic)
-        return f"g5_capture {name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"
+        cmd = ["timeout", limit, "iperf3", "-s", "-1", "-p", inst.port, "-J"]
+        return f"g5_capture {inst.item} {_pinned(inst, cmd)}"
     amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
-    cmd = ["iperf3", "-c", spec.host(host.peer).nic_ip(nic), "-p", p, "-J", "-l", w.msg_bytes,
-           "-P", w.streams] + amount
+    cmd = ["iperf3", "-c", inst.peer.nic_ip(inst.flow.nic), "-p", inst.port, "-J",
+           "-l", w.msg_bytes, "-P", w.streams] + amount
     if w.window_bytes:
         cmd += ["-w", w.window_bytes]
     if w.protocol == "udp":
         cmd += ["-u", "-b", f"{w.udp_mbps}M"]
-    pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
+    if inst.flow.direction == "receive":
+        cmd.append("-R")
     # With -J, iperf3 exits 0 even when its server is not listening yet.
-    return f"g5_capture {name} g5_retry {CLIENT_RETRY_S} g5_json_ok {pinned}"
+    return f"g5_capture {inst.item} g5_retry {CLIENT_RETRY_S} g5_json_ok {_pinned(inst, cmd)}"
 
 
-def _netpipe(spec: Spec, host: Host, w: Workload, nic: int) -> str:
-    p = port(spec, w)
-    name = item(w.name, nic)
+def _netpipe(w: Workload, inst: Instance) -> str:
     repeats = w.repeats or NETPIPE_DEFAULT_REPEATS
-    sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", repeats, "-P", p]
+    sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", repeats, "-P", inst.port]
     if w.window_bytes:
         sizes += ["-b", w.window_bytes]
-    if host.role == "server":
+    if inst.serves:
+        # One receiver per client: NPtcp serves a single peer.
         cmd = ["timeout", SERVER_GRACE_S * 2, "NPtcp"] + sizes
-        return f"g5_capture {name} g5_pin {shlex.quote(_cpus(w.server_cpus))} {_q(cmd)}"
-    # The transmitter writes the table; results.py reads it from <name>.np.
-    cmd = ["NPtcp", "-h", spec.host(host.peer).nic_ip(nic), "-o", f"{GUEST_OUT}/{name}.np"] + sizes
-    pinned = f"g5_pin {shlex.quote(_cpus(w.client_cpus))} {_q(cmd)}"
-    return f"g5_capture {name} g5_retry {CLIENT_RETRY_S} {pinned}"
+        return f"g5_capture {inst.item} {_pinned(inst, cmd)}"
+    # The transmitter writes the table; results.py reads it from <item>.np.
+    cmd = ["NPtcp", "-h", inst.peer.nic_ip(inst.flow.nic), "-o", f"{GUEST_OUT}/{inst.item}.np"] + sizes
+    return f"g5_capture {inst.item} g5_retry {CLIENT_RETRY_S} {_pinned(inst, cmd)}"
 
 
 _KINDS = {"iperf": _iperf, "iperf3": _iperf3, "netpipe": _netpipe}
 
 
 def _instances(spec: Spec, host: Host, w: Workload) -> list[str]:
-    lines = [_KINDS[w.kind](spec, host, w, nic) for nic in range(nics(host, w))]
+    lines = [_KINDS[w.kind](w, inst) for inst in instances(spec, host, w)]
     if len(lines) == 1:
         return lines
-    # Every NIC's instance at once, and the region ends when the last one does.
+    # Every instance at once, and the region ends when the last one does.
     return [f"{line} &" for line in lines] + ["wait"]
 
 

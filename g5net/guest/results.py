@@ -4,9 +4,11 @@ The guest reports raw files (workloads/README.md); everything is parsed here,
 where it can be tested: iperf CSV, iperf3 JSON, NetPIPE tables and `/proc`
 snapshots taken around each region of interest.
 
-A stream workload on a host with several NICs ran one instance per NIC: its
-entry holds the host's figures (throughput and bytes summed over NICs) and
-`per_nic`, one entry per NIC with that instance's own figures.
+A workload a host ran as several instances at once (one per flow: client,
+NIC, instance, direction; job.instances) has the host's figures (throughput
+and bytes summed) and `instances`, each one's own figures with its peer, NIC
+and direction. A stream workload's entry also has `sent_mbps` and
+`received_mbps`: the host's throughput each way.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from typing import Any
 
 from ..errors import GuestError
-from ..spec import Host, Spec, Workload
+from ..spec import STREAM_KINDS, Host, Spec, Workload
 from . import job
 from .protocol import BEGIN, END, USER_HZ, panic_line
 
@@ -231,8 +233,8 @@ def parse_netpipe(text: str) -> dict[str, Any]:
     }
 
 
-# Figures that add up over a host's NICs; the others (duration, jitter, loss %)
-# are the worst NIC's.
+# Figures that add up over a host's instances; the others (duration, jitter,
+# loss %) are the worst instance's.
 _ADDITIVE = ("bytes", "throughput_mbps", "streams", "lost", "datagrams", "cpu_host_pct")
 
 
@@ -240,8 +242,9 @@ def _rc(items: dict[str, str], name: str) -> int:
     return int(items.get(f"{name}.rc", "-1").strip() or -1)
 
 
-def _measure(items: dict[str, str], host: Host, w: Workload, name: str) -> dict[str, Any]:
-    """What one instance of `w` (result items `name.*`) measured; GuestError if nothing."""
+def _measure(items: dict[str, str], inst: job.Instance, w: Workload) -> dict[str, Any]:
+    """What one instance of `w` measured; GuestError if nothing."""
+    name = inst.item
     rc = _rc(items, name)
     if rc != 0:
         raise GuestError(f"exit status {rc}: {items.get(f'{name}.err', '').strip()[-300:]}")
@@ -251,7 +254,7 @@ def _measure(items: dict[str, str], host: Host, w: Workload, name: str) -> dict[
     if w.kind == "iperf3":
         return parse_iperf3_json(stdout)
     # Only NetPIPE's transmitter writes the table; the receiver just echoes.
-    return parse_netpipe(items.get(f"{name}.np", "")) if host.role == "client" else {}
+    return {} if inst.serves else parse_netpipe(items.get(f"{name}.np", ""))
 
 
 def _failure(items: dict[str, str], name: str, e: GuestError) -> dict[str, Any]:
@@ -262,42 +265,53 @@ def _failure(items: dict[str, str], name: str, e: GuestError) -> dict[str, Any]:
     return out
 
 
-def _instance(items: dict[str, str], host: Host, w: Workload, name: str) -> dict[str, Any]:
+def _instance(items: dict[str, str], inst: job.Instance, w: Workload) -> dict[str, Any]:
     try:
-        return _measure(items, host, w, name)
+        return _measure(items, inst, w)
     except GuestError as e:
-        return _failure(items, name, e)
+        return _failure(items, inst.item, e)
 
 
-def _combine(per_nic: list[dict[str, Any]]) -> dict[str, Any]:
-    """A workload run on several NICs at once: the host's totals and each NIC's figures."""
-    failed = [f"NIC {p['nic']}: {p['error']}" for p in per_nic if "error" in p]
+def _directions(found: list[tuple[job.Instance, dict[str, Any]]]) -> dict[str, float]:
+    """A stream host's throughput each way: what it sent and what it received."""
+    return {f"{d}_mbps": sum(f.get("throughput_mbps", 0.0) for i, f in found
+                             if i.direction == way)
+            for d, way in (("sent", "send"), ("received", "receive"))}
+
+
+def _combine(found: list[tuple[job.Instance, dict[str, Any]]]) -> dict[str, Any]:
+    """A workload run as several instances at once: the host's totals and each one's figures."""
+    each = [{"item": i.item, "peer": i.peer.name, "nic": i.flow.nic, "instance": i.flow.index,
+             "direction": i.direction, **f} for i, f in found]
+    failed = [f"{e['item']}: {e['error']}" for e in each if "error" in e]
     if failed:
-        return {"error": "; ".join(failed), "per_nic": per_nic}
+        return {"error": "; ".join(failed), "instances": each}
     out: dict[str, Any] = {}
-    for k in per_nic[0]:
-        if k not in ("nic", "rc"):
-            values = [p[k] for p in per_nic if k in p]
-            out[k] = sum(values) if k in _ADDITIVE else max(values)
-    out["per_nic"] = per_nic
+    for _, f in found:
+        for k in f:
+            if k not in out and k not in ("rc", "points"):
+                values = [g[k] for _, g in found if k in g]
+                out[k] = sum(values) if k in _ADDITIVE else max(values)
+    out["instances"] = each
     return out
 
 
-def _workload(items: dict[str, str], host: Host, w: Workload) -> dict[str, Any]:
-    names = [job.item(w.name, nic) for nic in range(job.nics(host, w))]
-    rcs = [_rc(items, name) for name in names]
+def _workload(items: dict[str, str], spec: Spec, host: Host, w: Workload) -> dict[str, Any]:
+    insts = job.instances(spec, host, w)
+    rcs = [_rc(items, i.item) for i in insts]
     out: dict[str, Any] = {"kind": w.kind, "rc": next((rc for rc in rcs if rc), 0)}
     try:
         out["roi"] = roi_deltas(items, w.name)
     except GuestError as e:
         out.update(_failure(items, w.name, e))
     else:
-        found = [_instance(items, host, w, name) for name in names]
+        found = [(i, {"rc": rc, **_instance(items, i, w)}) for i, rc in zip(insts, rcs)]
         if len(found) == 1:
-            out.update(found[0])
+            out.update({k: v for k, v in found[0][1].items() if k != "rc"})
         else:
-            out.update(_combine([{"nic": nic, "rc": rc, **f}
-                                 for nic, (rc, f) in enumerate(zip(rcs, found))]))
+            out.update(_combine(found))
+        if w.kind in STREAM_KINDS and "error" not in out:
+            out.update(_directions(found))
     if w.profile:
         out["profile"] = {k: v for k, v in items.items() if k.startswith(f"{w.name}.prof")}
     return out
@@ -313,7 +327,7 @@ def host_results(console: str, spec: Spec, host: Host) -> dict[str, Any]:
     return {
         "role": host.role,
         "job_rc": block.get("job_rc"),
-        "workloads": {w.name: _workload(items, host, w) for w in spec.workloads},
+        "workloads": {w.name: _workload(items, spec, host, w) for w in spec.workloads},
     }
 
 

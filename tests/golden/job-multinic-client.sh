@@ -5,7 +5,7 @@ cat /proc/uptime > "$G5_OUT/stream.uptime.before"
 g5_roi_begin stream stats
 g5_profile_start
 g5_capture stream g5_pin '' iperf -c 10.0.0.1 -P 1 --connect-retries 600 -t 3.0 -p 5001 -l 131072 -y C &
-g5_capture stream.nic1 g5_pin '' iperf -c 10.0.1.1 -P 1 --connect-retries 600 -t 3.0 -p 5001 -l 131072 -y C &
+g5_capture stream.nic1 g5_pin '' iperf -c 10.0.1.1 -P 1 --connect-retries 600 -t 3.0 -p 5002 -l 131072 -y C &
 wait
 g5_profile_stop stream
 g5_roi_end stream stats
@@ -13,14 +13,14 @@ cat /proc/uptime > "$G5_OUT/stream.uptime.after"
 # workload latency: netpipe
 cat /proc/uptime > "$G5_OUT/latency.uptime.before"
 g5_roi_begin latency stats
-g5_capture latency g5_retry 120 g5_pin '' NPtcp -h 10.0.0.1 -o /tmp/g5out/latency.np -l 1 -u 1024 -p 0 -n 50 -P 5002
+g5_capture latency g5_retry 120 g5_pin '' NPtcp -h 10.0.0.1 -o /tmp/g5out/latency.np -l 1 -u 1024 -p 0 -n 50 -P 5003
 g5_roi_end latency stats
 cat /proc/uptime > "$G5_OUT/latency.uptime.after"
 # workload stream3: iperf3
 cat /proc/uptime > "$G5_OUT/stream3.uptime.before"
 g5_roi_begin stream3 stats
-g5_capture stream3 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.0.1 -p 5003 -J -l 131072 -P 2 -t 2.0 &
-g5_capture stream3.nic1 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.1.1 -p 5003 -J -l 131072 -P 2 -t 2.0 &
+g5_capture stream3 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.0.1 -p 5004 -J -l 131072 -P 2 -t 2.0 &
+g5_capture stream3.nic1 g5_retry 120 g5_json_ok g5_pin 0 iperf3 -c 10.0.1.1 -p 5005 -J -l 131072 -P 2 -t 2.0 &
 wait
 g5_roi_end stream3 stats
 cat /proc/uptime > "$G5_OUT/stream3.uptime.after"

@@ -4,8 +4,8 @@
 cat /proc/uptime > "$G5_OUT/stream.uptime.before"
 g5_roi_begin stream
 g5_profile_start
-g5_capture stream g5_pin '' timeout 123 iperf -s -P 1 -B 10.0.0.1 -p 5001 -l 131072 -y C &
-g5_capture stream.nic1 g5_pin '' timeout 123 iperf -s -P 1 -B 10.0.1.1 -p 5001 -l 131072 -y C &
+g5_capture stream g5_pin '' timeout 123 iperf -s -P 1 -p 5001 -l 131072 -y C &
+g5_capture stream.nic1 g5_pin '' timeout 123 iperf -s -P 1 -p 5002 -l 131072 -y C &
 wait
 g5_profile_stop stream
 g5_roi_end stream
@@ -13,14 +13,14 @@ cat /proc/uptime > "$G5_OUT/stream.uptime.after"
 # workload latency: netpipe
 cat /proc/uptime > "$G5_OUT/latency.uptime.before"
 g5_roi_begin latency
-g5_capture latency g5_pin '' timeout 240 NPtcp -l 1 -u 1024 -p 0 -n 50 -P 5002
+g5_capture latency g5_pin '' timeout 240 NPtcp -l 1 -u 1024 -p 0 -n 50 -P 5003
 g5_roi_end latency
 cat /proc/uptime > "$G5_OUT/latency.uptime.after"
 # workload stream3: iperf3
 cat /proc/uptime > "$G5_OUT/stream3.uptime.before"
 g5_roi_begin stream3
-g5_capture stream3 g5_pin '' timeout 122 iperf3 -s -1 -p 5003 -J -B 10.0.0.1 &
-g5_capture stream3.nic1 g5_pin '' timeout 122 iperf3 -s -1 -p 5003 -J -B 10.0.1.1 &
+g5_capture stream3 g5_pin '' timeout 122 iperf3 -s -1 -p 5004 -J &
+g5_capture stream3.nic1 g5_pin '' timeout 122 iperf3 -s -1 -p 5005 -J &
 wait
 g5_roi_end stream3
 cat /proc/uptime > "$G5_OUT/stream3.uptime.after"
