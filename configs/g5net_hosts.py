@@ -101,8 +101,10 @@ def main(argv: list) -> int:
         print(f"g5net config: {e}", file=sys.stderr)
         return params.ExitStatus.CONFIG_UNUSABLE
     boards = {h.board: board(run, h) for h in run.hosts}
-    fabric = EthernetFabric([b.nics() for b in boards.values()], run.spec.link.speed_gbps,
-                            run.spec.link.delay_us, run.config.pcap_dir)
+    own = [run.spec.link_of(run.spec.host(h.name)) for h in run.hosts]
+    fabric = EthernetFabric([b.nics() for b in boards.values()],
+                            [(link.speed_gbps, link.delay_us) for link in own], run.spec.switched,
+                            run.spec.link.switch_delay_us, run.config.pcap_dir)
     restore = run.config.checkpoint if run.phase is params.Phase.MEASURE else None
     sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
     sim.instantiate()

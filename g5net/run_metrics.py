@@ -2,7 +2,10 @@
 measurements normalised per second and per packet, the gem5 counters of the
 workload's region of interest per packet, and the CPU time breakdown.
 
-Layout: `{"hosts": {host: {workload: {metric: value, ..., "breakdown": {...}}}}}`.
+Layout: `{"hosts": {host: {workload: {metric: value, ..., "breakdown": {...}}}},
+"aggregate": {workload: {metric: value}}}`: `aggregate` is every client of
+the workload at once (fan-in, fan-out, hot-spot): throughputs summed, latency
+as the mean and the max over clients.
 Metrics are flat numbers so that checks and reports can address them by name;
 a metric that could not be measured (no gem5 stats under QEMU, no profile) is
 absent, never 0.
@@ -21,7 +24,9 @@ from .spec import Spec
 from .stats import host_metrics, iter_dumps
 
 # Carried over from the workload's own report when present.
-_MEASURED = ("throughput_mbps", "latency_us", "peak_mbps", "loss_pct")
+_MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct")
+# Summed over a server's clients in `aggregate`; latencies are averaged and maxed.
+_SUMMED = ("throughput_mbps", "sent_mbps", "received_mbps")
 # gem5 catalogue metrics reported as totals and per packet.
 _GEM5_PER_PKT = ("insts", "cycles", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes")
 _GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
@@ -113,4 +118,23 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
         prefix = run_record.board(boards, name)
         hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix))
                        for wname, w in r.get("workloads", {}).items()}
-    return {"hosts": hosts}
+    return {"hosts": hosts, "aggregate": aggregate(spec, hosts)}
+
+
+def aggregate(spec: Spec, hosts: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Per workload, its clients' figures together; a client without the
+    workload's metrics (it failed) leaves that metric out rather than skew it."""
+    clients = [h.name for h in spec.hosts if h.role == "client"]
+    out: dict[str, Any] = {}
+    for w in spec.workloads:
+        each = [hosts.get(c, {}).get(w.name, {}) for c in clients]
+        agg: dict[str, Any] = {"clients": len(clients)}
+        for k in _SUMMED:
+            values = [m[k] for m in each if k in m]
+            if len(values) == len(clients):
+                agg[f"{k}_sum"] = sum(values)
+        latencies = [m["latency_us"] for m in each if "latency_us" in m]
+        if latencies and len(latencies) == len(clients):
+            agg.update(latency_us_mean=sum(latencies) / len(latencies), latency_us_max=max(latencies))
+        out[w.name] = agg
+    return out

@@ -22,7 +22,7 @@ from .sweepdir import Plan, PlannedPoint, SweepDir, read
 PENDING = "pending"
 LEAD_COLUMNS = ("point", "run_id", "status", "run_dir")
 # Column groups of the collected table, in this order.
-GROUPS = ("sweep.", "spec.", "metrics.", "results.", "run.")
+GROUPS = ("sweep.", "spec.", "aggregate.", "metrics.", "results.", "run.")
 
 
 def find(store: Path, point: PlannedPoint) -> rundir.RunDir | None:
@@ -131,7 +131,9 @@ def row(rd: rundir.RunDir, point: PlannedPoint | None = None) -> dict[str, Any]:
     for path, value in (point.params if point else {}).items():
         _flatten(f"sweep.{path}", value, out)
     _flatten("spec", {k: v for k, v in record.get("spec", {}).items() if k != "schema"}, out)
-    _flatten("metrics", _read_json(rd.metrics_json).get("hosts", {}), out)
+    metrics = _read_json(rd.metrics_json)
+    _flatten("aggregate", metrics.get("aggregate", {}), out)
+    _flatten("metrics", metrics.get("hosts", {}), out)
     _flatten("results", _read_json(rd.results_json), out)
     _flatten("run", {"timings": record.get("timings", {}),
                      "engine_version": record.get("engine", {}).get("version"),

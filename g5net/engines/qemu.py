@@ -1,9 +1,10 @@
 """QEMU engine: the fast functional check, one TCG guest per host.
 
-Two guests are joined back to back by QEMU's `socket` netdev over loopback
-TCP (one listens, the other connects), each with `nic.count` e1000 NICs (the
-same driver as gem5's IGbE), NIC i of both joined by a socket pair of its own.
-QEMU models no link speed or delay; it shows that the kernel, image and
+Each guest has `nic.count` e1000 NICs (the same driver as gem5's IGbE). Two
+guests are joined back to back by QEMU's `socket` netdev over loopback TCP
+(one listens, the other connects), NIC i of both by a socket pair of its own;
+more guests, or `link.switch`, meet in a switch of our own (qemu_switch), one
+per NIC index. QEMU models no link speed or delay, nor a switch's latency; it shows that the kernel, image and
 workloads work and gives functional counts (packets, interrupts, context
 switches), not timing a study should quote.
 """
@@ -23,6 +24,7 @@ from ..guest import job
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
 from ..rundir import RunDir
 from ..spec import Host, Spec
+from . import qemu_switch
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
 
 BINARY = "qemu-system-x86_64"
@@ -74,17 +76,22 @@ def _job_disk(script: str, path: Path) -> None:
     path.write_bytes(data)
 
 
+# Guests one run starts: each is a TCG process, and MACs number hosts in a byte.
+MAX_HOSTS = 32
+
+
 def check_spec(spec: Spec) -> None:
     """What the spec allows but this engine cannot build; errors name the key."""
-    if len(spec.hosts) != 2:
-        raise EngineError(f"hosts: the qemu engine links exactly two hosts back to back "
-                          f"(spec has {len(spec.hosts)}); use engine = \"gem5\" for switched topologies")
-    first, second = spec.hosts
-    if first.nic.count != second.nic.count:
-        raise EngineError(f"hosts.{second.name}.nic.count: the qemu engine links NIC i of one host "
-                          f"to NIC i of the other, so both need the same count "
-                          f"(hosts.{first.name}.nic.count = {first.nic.count}, "
-                          f"hosts.{second.name}.nic.count = {second.nic.count})")
+    if len(spec.hosts) > MAX_HOSTS:
+        raise EngineError(f"hosts: the qemu engine runs at most {MAX_HOSTS} guests "
+                          f"(spec has {len(spec.hosts)})")
+    first = spec.hosts[0]
+    for other in spec.hosts[1:]:
+        if other.nic.count != first.nic.count:
+            raise EngineError(f"hosts.{other.name}.nic.count: the qemu engine joins NIC i of every "
+                              f"host on network i, so all hosts need the same count "
+                              f"(hosts.{first.name}.nic.count = {first.nic.count}, "
+                              f"hosts.{other.name}.nic.count = {other.nic.count})")
 
 
 class QemuEngine(Engine):
@@ -120,8 +127,21 @@ class QemuEngine(Engine):
 
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         check_spec(spec)
-        ports = _free_ports(spec.hosts[0].nic.count)
-        netdevs = [_netdevs(ports, "listen"), _netdevs(ports, "connect")]
+        networks = spec.hosts[0].nic.count
+        if not spec.switched:
+            ports = _free_ports(networks)
+            return self._run(spec, artifacts, rd, progress,
+                             [_netdevs(ports, "listen"), _netdevs(ports, "connect")], ports)
+        with qemu_switch.Switch(len(spec.hosts), networks) as switch:
+            progress(f"switch: {len(spec.hosts)} hosts x {networks} network(s) on loopback UDP")
+            netdevs = [[switch.attachments[n][i].netdev(f"n{n}") for n in range(networks)]
+                       for i in range(len(spec.hosts))]
+            return self._run(spec, artifacts, rd, progress, netdevs, [])
+
+    def _run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress,
+             netdevs: list[list[str]], listen_ports: list[int]) -> Outcome:
+        """Boot every host with its netdevs; the first host's `listen_ports`
+        must listen before the next host connects."""
         with tempfile.TemporaryDirectory(prefix="g5net-qemu-") as scratch:
             procs: dict[str, subprocess.Popen] = {}
             logs = []
@@ -140,7 +160,7 @@ class QemuEngine(Engine):
                     procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
                                                         stdin=subprocess.DEVNULL)
                     if i == 0:
-                        for port in ports:
+                        for port in listen_ports:
                             self._await_listener(procs[host.name], port, rd, host.name)
                 return self._watch(spec, procs, rd, start, progress)
             finally:

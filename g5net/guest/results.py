@@ -199,9 +199,12 @@ def parse_iperf3_json(text: str) -> dict[str, Any]:
     if "error" in data:
         raise GuestError(f"iperf3: {data['error']}")
     end = data.get("end", {})
-    summary = end.get("sum_received") or end.get("sum")
+    # The receiver's count where this side has it; a server that sent (the
+    # client ran -R) has only its own sending, and its sum_received is empty.
+    received = end.get("sum_received")
+    summary = received if received and received.get("bytes") else end.get("sum_sent") or end.get("sum")
     if not summary:
-        raise GuestError("iperf3 JSON has no end.sum_received / end.sum")
+        raise GuestError("iperf3 JSON has no end.sum_received / end.sum_sent / end.sum")
     out = {
         "bytes": int(summary["bytes"]),
         "duration_s": float(summary["seconds"]),

@@ -27,14 +27,19 @@ def _get(host: Host, dotted: str) -> Any:
     return reduce(getattr, dotted.split("."), host)
 
 
-def boot_state(hosts: list[tuple[Host, dict[str, str]]], image: str, gem5: str, configs: str) -> dict:
+def boot_state(hosts: list[tuple[Host, dict[str, str]]], image: str, gem5: str, configs: str,
+               switched: bool) -> dict:
     """Everything that decides a system's state at the checkpoint, and nothing after it.
 
     `hosts`: each host with its kernel's digest and whole command line
     (MTU, sysctls, interrupt throttling); `image`, `gem5`, `configs`: the
-    digests of the disk image, the gem5 binary and the boot phase's configs.
+    digests of the disk image, the gem5 binary and the boot phase's configs;
+    `switched`: whether a switch joins the hosts (gem5 checkpoints the
+    switch's and links' objects, so the topology must match to restore; their
+    speeds and delays are parameters, not state, and may differ).
     """
     return {"format": CHECKPOINT_FORMAT, "image": image, "gem5": gem5, "configs": configs,
+            "switched": switched,
             "hosts": [{**{k: _get(h, k) for k in BOOT_HOST_KEYS}, **extra}
                       for h, extra in hosts]}
 

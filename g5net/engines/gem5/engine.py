@@ -63,7 +63,7 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
     cmdlines = host_cmdlines(spec, artifacts)
     hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name]})
              for h in spec.hosts]
-    return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs))
+    return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs, spec.switched))
 
 
 class BootFailed(Exception):
