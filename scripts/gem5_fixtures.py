@@ -5,11 +5,12 @@ tests/test_gem5_fixtures.py fails until then):
 
     gem5-quickstart/   examples/quickstart-gem5.toml (two 1-CPU hosts)
     gem5-smp/          examples/smp-gem5.toml (two 4-CPU hosts)
+    gem5-switched/     examples/switched-gem5.toml (3 clients into 1 server through a switch)
 
     .venv/bin/python scripts/gem5_fixtures.py [--only NAME]
 
 Each keeps what the results tests read (run.json, spec.json, results.json,
-metrics.json, both consoles, the job scripts, m5out/stats.txt and config.ini)
+metrics.json, every host's console, the job scripts, m5out/stats.txt and config.ini)
 and provenance.json (gem5 version, configs digest, the boot's record); never
 checkpoints or images.
 """
@@ -29,7 +30,8 @@ from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
 
 FIXTURES = {"gem5-quickstart": REPO / "examples" / "quickstart-gem5.toml",
-            "gem5-smp": REPO / "examples" / "smp-gem5.toml"}
+            "gem5-smp": REPO / "examples" / "smp-gem5.toml",
+            "gem5-switched": REPO / "examples" / "switched-gem5.toml"}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 

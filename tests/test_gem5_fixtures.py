@@ -26,9 +26,10 @@ SPEC = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
 
 
 SMP = FIXTURE.parent / "gem5-smp"
+SWITCHED = FIXTURE.parent / "gem5-switched"
 
 
-@pytest.mark.parametrize("fixture", [FIXTURE, SMP], ids=lambda p: p.name)
+@pytest.mark.parametrize("fixture", [FIXTURE, SMP, SWITCHED], ids=lambda p: p.name)
 def test_fixtures_were_made_by_these_configs(fixture: Path):
     provenance = json.loads((fixture / "provenance.json").read_text())
     assert provenance["gem5_version"].startswith("24.")
