@@ -17,6 +17,7 @@ An expectations file is TOML::
     [[relation]]
     by = "host.nic.attach"                   # a sweep path (see g5net.sweep)
     expect = ["integrated.throughput_mbps >= pcie.throughput_mbps"]
+    name = "inic-faster"                     # optional: what a study's finding cites
 
 A reference is `[HOST.WORKLOAD.]METRIC`, a name of metrics.json; with one
 segment it means every host and workload *where the metric is present*. In a
@@ -106,6 +107,7 @@ class Relation:
     op: str
     right_label: str
     right: Ref
+    name: str = ""  # the [[relation]] table's, for the study finding it tests
 
 
 @dataclass(frozen=True)
@@ -179,13 +181,13 @@ def _bound(expr: Any, where: str) -> Bound:
     return Bound(where, expr, ref, op, number, ref_left=rnum is not None)
 
 
-def _relation(expr: Any, by: str, where: str) -> Relation:
+def _relation(expr: Any, by: str, where: str, name: str) -> Relation:
     lhs, op, rhs = _split(expr, where)
     llabel, left = _ref(lhs, where, labelled=True)
     rlabel, right = _ref(rhs, where, labelled=True)
     if (left.host, left.workload) != (right.host, right.workload):
         raise CheckError(f"{where}: {expr!r}: both sides must address the same HOST.WORKLOAD")
-    return Relation(where, expr, by, llabel, left, op, rlabel, right)
+    return Relation(where, expr, by, llabel, left, op, rlabel, right, name)
 
 
 def _string_list(value: Any, key: str) -> list[str]:
@@ -225,12 +227,15 @@ def parse(text: str, source: str = "expectations") -> Expectations:
         raise CheckError(f"{source}: relation: write [[relation]] tables, each with 'by' and 'expect'")
     for i, table in enumerate(tables):
         key = f"relation[{i}]"
-        extra = sorted(set(table) - {"by", "expect"})
-        if extra or not isinstance(table.get("by"), str) or "expect" not in table:
-            raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...] only"
+        extra = sorted(set(table) - {"by", "expect", "name"})
+        if extra or not isinstance(table.get("by"), str) or "expect" not in table \
+                or not isinstance(table.get("name", ""), str):
+            raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...], "
+                             f"and may have name = \"...\""
                              + (f" (unknown: {', '.join(extra)})" if extra else ""))
         for j, e in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
-            relations.append(checked(_relation, e, table["by"], located(f"{key}.expect[{j}]", e)))
+            relations.append(checked(_relation, e, table["by"], located(f"{key}.expect[{j}]", e),
+                                     table.get("name", "")))
     if not bounds and not relations:
         raise CheckError(f"{source}: no bounds and no [[relation]]: nothing to check")
     return Expectations(source, require_done, bounds, tuple(relations))
@@ -280,21 +285,38 @@ def _groups(runs: Sequence[Run], by: str) -> dict[tuple, list[Run]]:
     return groups
 
 
-def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]:
-    count, failures = 0, []
+@dataclass(frozen=True)
+class Comparison:
+    """One pair of runs a relation compared, on one host and workload."""
+    host: str
+    workload: str
+    left_run: str
+    left: float
+    right_run: str
+    right: float
+    holds: bool
+
+
+def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
+    """Every comparison `rel` makes among `runs`: between each two runs that
+    differ only in `rel.by` (and keys that follow from it)."""
+    out = []
     for group in _groups(runs, rel.by).values():
         lefts = [r for r in group if fmt_value(r.param(rel.by)) == rel.left_label]
         rights = [r for r in group if fmt_value(r.param(rel.by)) == rel.right_label]
         for lr in lefts:
             for rr in rights:
                 right = {(h, w): v for h, w, v in rel.right.values(rr)}
-                for h, w, lv in rel.left.values(lr):
-                    if (h, w) not in right:
-                        continue
-                    count += 1
-                    if not _OPS[rel.op](lv, right[h, w]):
-                        failures.append(f"{rel.where} {rel.text!r}: {h}.{w} is {_fmt(lv)} in {lr.name} "
-                                        f"vs {_fmt(right[h, w])} in {rr.name}")
+                out += [Comparison(h, w, lr.name, lv, rr.name, right[h, w], _OPS[rel.op](lv, right[h, w]))
+                        for h, w, lv in rel.left.values(lr) if (h, w) in right]
+    return out
+
+
+def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]:
+    made = compare(rel, runs)
+    count = len(made)
+    failures = [f"{rel.where} {rel.text!r}: {c.host}.{c.workload} is {_fmt(c.left)} in {c.left_run} "
+                f"vs {_fmt(c.right)} in {c.right_run}" for c in made if not c.holds]
     if not count:
         values = sorted({fmt_value(r.param(rel.by)) for r in runs})
         failures.append(f"{rel.where} {rel.text!r}: no two runs differ only in {rel.by} with values "

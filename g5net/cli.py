@@ -17,7 +17,7 @@ from .errors import G5netError
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
-            "stats", "report", "check")
+            "stats", "report", "check", "study")
 
 
 def build_parser() -> argparse.ArgumentParser:

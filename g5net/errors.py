@@ -43,3 +43,7 @@ class Gem5Error(EngineError):
 
 class StoreError(G5netError):
     """A path holds no run: not a run directory, a sweep directory or a folder of runs."""
+
+
+class StudyError(G5netError):
+    """A built-in study, its files or its committed results are missing or wrong."""

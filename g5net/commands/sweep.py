@@ -169,7 +169,9 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int
         return 0
     for r in rows:
         params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
-        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boots']} boots  {params}")
+        res = r["resources"]
+        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boots']} boots  "
+              f"{res['cpus']} cpu {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  {params}")
     todo = [r for r in rows if r["will_run"]]
     print(f"\n{len(rows)} points; {len(todo)} to run, needing {sum(r['boots'] for r in todo)} boots")
     return 0

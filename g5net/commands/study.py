@@ -1,0 +1,108 @@
+"""`g5net study`: the published studies, each a resumable sweep with the
+paper's figures beside ours."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import runners
+from ..report import runs as runsmod
+from ..study import catalog, results
+from ..study.report import write
+from . import sweep as sweepcmd
+
+EPILOG = """\
+A study is a folder under studies/ (study.toml says what it holds): the sweep
+at two scales (quick: one 2-core machine within 90 minutes, boot checkpoints
+included; full: the paper's own size, for SLURM), the paper's figures as data
+(paper.csv), the expected directions as a g5net check file (expect.toml), and
+the quick scale's results, committed.
+
+  g5net study list
+  g5net study run 10gbe --scale quick            # resumable: kill it, run it again
+  g5net study run niagara2-nic --scale full --runner slurm --dry-run
+  g5net study save 10gbe                          # commit the runs' small files
+  g5net study report 10gbe                        # figures + summary table
+
+Exit status: 0 done, 1 a point failed, 2 an unknown study or scale, stale
+committed results, or a spec error.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("study", help="run and report the published studies (studies/)",
+                       description="The published host-networking studies, redone in g5net: "
+                                   "list them, run one at a scale, save and report its results.",
+                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    verbs.add_parser("list", help="the studies, their scales and findings").set_defaults(func=_list)
+
+    run = verbs.add_parser("run", help="run a study's sweep (resumable)")
+    run.add_argument("name")
+    run.add_argument("--scale", choices=catalog.SCALES, default="quick")
+    run.add_argument("--runner", choices=runners.RUNNERS, default="local")
+    run.add_argument("--out", type=Path, metavar="DIR",
+                     help="sweep directory (default: results/studies/NAME-SCALE)")
+    run.add_argument("--jobs", type=sweepcmd._positive, metavar="N", help="as for g5net sweep")
+    run.add_argument("--dry-run", action="store_true",
+                     help="list the points, run ids, boots and the resources each asks for")
+    run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag, metavar="KEY=VALUE")
+    run.set_defaults(func=_run)
+
+    save = verbs.add_parser("save", help="commit a finished run's small files under studies/NAME/results")
+    save.add_argument("name")
+    save.add_argument("--scale", choices=catalog.SCALES, default="quick")
+    save.add_argument("--from", dest="source", type=Path, metavar="DIR",
+                      help="sweep directory (default: results/studies/NAME-SCALE)")
+    save.set_defaults(func=_save)
+
+    report = verbs.add_parser("report", help="figures with the paper's points, and the summary table")
+    report.add_argument("name")
+    report.add_argument("--from", dest="source", type=Path, metavar="DIR",
+                        help="a sweep directory or folder of runs (default: the committed results)")
+    report.add_argument("-o", "--output", type=Path, metavar="DIR",
+                        help="report folder (default: studies/NAME/report)")
+    report.set_defaults(func=_report)
+
+
+def _default_dir(name: str, scale: str) -> Path:
+    return Path("results") / "studies" / f"{name}-{scale}"
+
+
+def _list(args: argparse.Namespace) -> int:
+    for name in catalog.names():
+        s = catalog.load(name)
+        scales = [sc for sc in catalog.SCALES if (s.path / f"{sc}.toml").is_file()]
+        print(f"{name:<16} {s.title}\n{'':<16} {s.paper}\n{'':<16} scales: {', '.join(scales)}; "
+              f"{len(s.figures)} figures, {len(s.findings)} findings")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    study = catalog.load(args.name)
+    spec = study.spec(args.scale)
+    ns = argparse.Namespace(spec=spec, out=args.out or _default_dir(args.name, args.scale),
+                            runner=args.runner, jobs=args.jobs, retry_failed=False,
+                            dry_run=args.dry_run, json=False, slurm_flag=args.slurm_flag,
+                            no_wait=False)
+    return sweepcmd.main(ns)
+
+
+def _save(args: argparse.Namespace) -> int:
+    study = catalog.load(args.name)
+    n = results.save(study, args.scale, args.source or _default_dir(args.name, args.scale))
+    print(f"{study.results}: {n} runs saved")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    study = catalog.load(args.name)
+    if args.source:
+        source, made = args.source, {}
+    else:
+        source, made = study.results, results.check_current(study)
+    path, rows = write(study, runsmod.load(source), str(source), made, args.output or study.report_dir)
+    print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
+    return 0
+

@@ -1,0 +1,1 @@
+"""The built-in published studies (studies/): catalog, paper data, findings, figures, report."""

@@ -1,0 +1,183 @@
+"""The built-in studies: one folder per published paper under `studies/`.
+
+A study folder holds::
+
+    study.toml     what the paper is, its scales, the stand-ins, figures, findings
+    quick.toml     the sweep at a size one 2-core machine runs within 90 minutes
+    full.toml      the sweep at the paper's own size, for the SLURM runner
+    paper.csv      the paper's published values: figure,series,x,y,unit,source
+    expect.toml    the expected directions, a `g5net check` file whose named
+                   [[relation]] tables are what the findings cite
+    results/       the quick scale's committed results (`g5net study save`)
+    report/        the committed report (`g5net study report`)
+
+$G5NET_STUDIES, a folder laid out as studies/ is, takes its place (a
+researcher's own studies).
+
+study.toml::
+
+    title = "..."                     # the paper's subject
+    paper = "Authors, title, venue, year"
+    about = "what the study asks, in a sentence or two"
+
+    [[stand_in]]                      # a knob of the paper our hosts cannot model
+    paper = "TCP offload engine"
+    g5net = "absent: the host stack alone is measured"
+
+    [[figure]]                        # our metric against a swept key, the paper's beside it
+    name = "throughput-vs-mtu"        # file name; paper.csv rows with figure = name
+    title = "Throughput vs MTU"
+    paper_ref = "Fig. 3"
+    x = "host.nic.mtu"                # a parameter of the runs (g5net report's names)
+    y = "server.stream.throughput_mbps"   # HOST.WORKLOAD.METRIC of metrics.json
+    hue = ""                          # optional: a parameter that makes series
+    normalise = false                 # true: each series over its value at the smallest x
+
+    [[finding]]
+    name = "mtu-9000"
+    text = "MTU 9000 gives 40-60% more throughput than MTU 1500"
+    paper = "+40-60% (2.7 vs 1.8 Gbit/s)"
+    relation = "mtu-9000"             # the expect.toml [[relation]] named so; "" if not modelled
+    why = "..."                       # the measured reason, written from the committed results
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..artifacts.host import REPO
+from ..errors import StudyError
+
+# A folder of studies of one's own, laid out as studies/ is, takes its place.
+STUDIES = Path(os.environ.get("G5NET_STUDIES", REPO / "studies"))
+SCALES = ("quick", "full")
+STUDY_FILE = "study.toml"
+
+
+@dataclass(frozen=True)
+class StandIn:
+    paper: str
+    g5net: str
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    paper_ref: str
+    x: str
+    y: str
+    hue: str = ""
+    normalise: bool = False
+
+    @property
+    def host_workload_metric(self) -> tuple[str, str, str]:
+        host, workload, metric = self.y.split(".")
+        return host, workload, metric
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    text: str
+    paper: str
+    relation: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    path: Path
+    title: str
+    paper: str
+    about: str
+    stand_ins: tuple[StandIn, ...]
+    figures: tuple[Figure, ...]
+    findings: tuple[Finding, ...]
+
+    def spec(self, scale: str) -> Path:
+        """The sweep spec of `scale`; StudyError naming the scales it has."""
+        have = [s for s in SCALES if (self.path / f"{s}.toml").is_file()]
+        if scale not in have:
+            raise StudyError(f"study {self.name} has no scale {scale!r} (it has: {', '.join(have)})")
+        return self.path / f"{scale}.toml"
+
+    @property
+    def expect(self) -> Path:
+        return self.path / "expect.toml"
+
+    @property
+    def paper_csv(self) -> Path:
+        return self.path / "paper.csv"
+
+    @property
+    def results(self) -> Path:
+        return self.path / "results"
+
+    @property
+    def report_dir(self) -> Path:
+        return self.path / "report"
+
+
+def names(root: Path = STUDIES) -> list[str]:
+    return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}"))
+
+
+def _value(table: Mapping[str, Any], key: str, where: str, kind: type, required: bool) -> Any:
+    value = table.get(key, kind())
+    if not isinstance(value, kind) or (required and not value):
+        want = "true or false" if kind is bool else "a non-empty string" if required else "a string"
+        raise StudyError(f"{where}: {key}: expected {want}, got {value!r}")
+    return value
+
+
+def _tables(data: Mapping[str, Any], key: str, where: str,
+            fields: dict[str, tuple[type, bool]]) -> list[dict[str, Any]]:
+    """The [[key]] tables, each with only `fields` (name -> (type, required))."""
+    tables = data.get(key, [])
+    if not isinstance(tables, list):
+        raise StudyError(f"{where}: {key}: write [[{key}]] tables")
+    out = []
+    for i, t in enumerate(tables):
+        at = f"{where}: {key}[{i}]"
+        unknown = sorted(set(t) - set(fields))
+        if unknown:
+            raise StudyError(f"{at}: {unknown[0]}: unknown key (allowed: {', '.join(fields)})")
+        out.append({k: _value(t, k, at, kind, required) for k, (kind, required) in fields.items()})
+    return out
+
+
+_TEXT, _OPTIONAL, _FLAG = (str, True), (str, False), (bool, False)
+
+
+def load(name: str, root: Path = STUDIES) -> Study:
+    path = root / name
+    file = path / STUDY_FILE
+    if not file.is_file():
+        raise StudyError(f"no study {name!r} (have: {', '.join(names(root)) or 'none'}; "
+                         f"`g5net study list` describes them)")
+    try:
+        data = tomllib.loads(file.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise StudyError(f"{file}: not valid TOML: {e}") from e
+    where = str(file)
+    figures = []
+    for t in _tables(data, "figure", where, {"name": _TEXT, "title": _TEXT, "paper_ref": _TEXT, "x": _TEXT,
+                                             "y": _TEXT, "hue": _OPTIONAL, "normalise": _FLAG}):
+        if len(t["y"].split(".")) != 3:
+            raise StudyError(f"{where}: figure {t['name']}: y = {t['y']!r} is not HOST.WORKLOAD.METRIC")
+        figures.append(Figure(**t))
+    return Study(
+        name=name, path=path, title=_value(data, "title", where, *_TEXT),
+        paper=_value(data, "paper", where, *_TEXT), about=_value(data, "about", where, *_TEXT),
+        stand_ins=tuple(StandIn(**t) for t in _tables(data, "stand_in", where,
+                                                      {"paper": _TEXT, "g5net": _TEXT})),
+        figures=tuple(figures),
+        findings=tuple(Finding(**t) for t in _tables(
+            data, "finding", where, {"name": _TEXT, "text": _TEXT, "paper": _TEXT,
+                                     "relation": _OPTIONAL, "why": _OPTIONAL})))

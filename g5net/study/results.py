@@ -1,0 +1,69 @@
+"""A study's committed results: the small files of each run of a sweep, with
+the gem5 version and configs digest that made them.
+
+`save` copies run.json, results.json and metrics.json of every run of a
+sweep directory into `studies/<name>/results/<run dir>/` (no stats.txt,
+consoles or checkpoints: a few hundred KB a point) and writes
+`provenance.json`. `check_current` refuses results made by other configs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import atomic
+from ..engines.gem5.config_files import configs_digest
+from ..errors import StudyError
+from ..locate import locate
+from .catalog import Study
+
+PROVENANCE = "provenance.json"
+KEPT = ("run.json", "results.json", "metrics.json")
+
+
+def save(study: Study, scale: str, source: Path) -> int:
+    """Replace the study's committed results with the runs under `source`; the run count."""
+    found = locate(source).some_runs()
+    records = [rd.read_run() for rd in found]
+    engines = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
+    if not engines:
+        raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
+    tmp = study.results.with_name(".results.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for rd in found:
+        dest = tmp / rd.path.name
+        dest.mkdir(parents=True)
+        for name in KEPT:
+            if (rd.path / name).is_file():
+                shutil.copy(rd.path / name, dest / name)
+    atomic.write_json(tmp / PROVENANCE, {
+        "study": study.name, "scale": scale, "gem5_version": sorted(engines),
+        "configs_digest": configs_digest(), "runs": len(found),
+        "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+    shutil.rmtree(study.results, ignore_errors=True)
+    tmp.rename(study.results)
+    return len(found)
+
+
+def provenance(study: Study) -> dict:
+    path = study.results / PROVENANCE
+    if not path.is_file():
+        raise StudyError(f"study {study.name} has no committed results yet: run "
+                         f"`g5net study run {study.name} --scale quick`, then "
+                         f"`g5net study save {study.name}`")
+    return json.loads(path.read_text())
+
+
+def check_current(study: Study) -> dict:
+    """The committed results' provenance; StudyError when configs/ changed since."""
+    made = provenance(study)
+    now = configs_digest()
+    if made["configs_digest"] != now:
+        raise StudyError(f"study {study.name}: its committed results were made by configs "
+                         f"{made['configs_digest'][:12]}, and configs/ is now {now[:12]}: rerun "
+                         f"`g5net study run {study.name} --scale {made['scale']}`, then "
+                         f"`g5net study save {study.name}`")
+    return made

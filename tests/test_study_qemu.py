@@ -1,0 +1,109 @@
+"""`g5net study` end to end on a study of one's own ($G5NET_STUDIES) run on
+real QEMU guests: run (resumable sweep), report (figure with the paper's
+points beside ours, summary table whose verdict follows the measured values).
+About a minute on two cores."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+if not shutil.which("qemu-system-x86_64"):
+    pytest.skip("qemu-system-x86_64 is not installed (make deps installs it)", allow_module_level=True)
+
+QUICK = """
+[experiment]
+name = "toy"
+timeout_s = 300
+[host]
+memory_mb = 256
+[hosts.server]
+role = "server"
+[hosts.client]
+role = "client"
+[workloads.stream]
+kind = "iperf"
+duration_s = 2
+[sweep]
+"workloads.stream.msg_bytes" = [1024, 65536]
+"""
+STUDY = """
+title = "Bigger writes"
+paper = "A. Nobody, Writes, 2001"
+about = "Does a bigger write move more data?"
+[[stand_in]]
+paper = "a 2001 server"
+g5net = "a QEMU guest"
+[[figure]]
+name = "throughput-vs-write"
+title = "Throughput vs write size"
+paper_ref = "Fig. 1"
+x = "workloads.stream.msg_bytes"
+y = "server.stream.throughput_mbps"
+[[finding]]
+name = "bigger"
+text = "64 KB writes move more than 1 KB writes"
+paper = "+50%"
+relation = "bigger"
+why = "measured under QEMU, no timing model"
+[[finding]]
+name = "offload"
+text = "an offload engine halves latency"
+paper = "-50%"
+"""
+EXPECT = """
+[[relation]]
+name = "bigger"
+by = "workloads.stream.msg_bytes"
+expect = ["65536.server.stream.throughput_mbps > 1024.server.stream.throughput_mbps"]
+"""
+PAPER = "figure,series,x,y,unit,source\nthroughput-vs-write,host,1024,300,Mbit/s,Fig. 1\n" \
+        "throughput-vs-write,host,65536,450,Mbit/s,Fig. 1\n"
+
+
+def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
+    studies = tmp_path / "studies"
+    toy = studies / "toy"
+    toy.mkdir(parents=True)
+    for name, text in (("study.toml", STUDY), ("quick.toml", QUICK), ("expect.toml", EXPECT),
+                       ("paper.csv", PAPER)):
+        (toy / name).write_text(text)
+    env = {**os.environ, "G5NET_STUDIES": str(studies)}
+
+    def g5net(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "g5net.cli", "study", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=900)
+
+    listed = g5net("list")
+    assert listed.returncode == 0 and "toy" in listed.stdout and "Bigger writes" in listed.stdout
+    assert g5net("run", "toy", "--scale", "full").returncode == 2  # it has no full scale
+    ran = g5net("run", "toy")
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    sweep_dir = tmp_path / "results" / "studies" / "toy-quick"
+    assert (sweep_dir / "sweep.json").is_file()
+    # QEMU runs are not what a study commits.
+    refused = g5net("save", "toy")
+    assert refused.returncode == 2 and "no gem5 run" in refused.stderr
+    report = g5net("report", "toy", "--from", str(sweep_dir), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    md = (tmp_path / "report" / "report.md").read_text()
+    assert (tmp_path / "report" / "throughput-vs-write.png").stat().st_size > 10_000
+    # The verdict follows the measured values.
+    got = {}
+    for run_dir in (sweep_dir / "runs").iterdir():
+        spec = json.loads((run_dir / "run.json").read_text())["spec"]
+        metrics = json.loads((run_dir / "metrics.json").read_text())
+        got[spec["workloads"]["stream"]["msg_bytes"]] = metrics["hosts"]["server"]["stream"]["throughput_mbps"]
+    verdict = "yes" if got[65536] > got[1024] else "no"
+    row = next(line for line in md.splitlines() if line.startswith("| 64 KB writes"))
+    assert f"| {verdict} |" in row and f"{got[65536]:.4g} vs {got[1024]:.4g}" in row, row
+    assert "| an offload engine halves latency | -50% | - | not modelled | - |" in md
+    assert "| a 2001 server | a QEMU guest |" in md
