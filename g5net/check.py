@@ -20,7 +20,9 @@ An expectations file is TOML::
     name = "inic-faster"                     # optional: what a study's finding cites
 
 A reference is `[HOST.WORKLOAD.]METRIC`, a name of metrics.json; with one
-segment it means every host and workload *where the metric is present*. In a
+segment it means every host and workload *where the metric is present*. The
+HOST `aggregate` is every client of the workload together (metrics.json's
+`aggregate`: throughputs summed, latency mean and max). In a
 relation each side starts with a value of the `by` key (`integrated.`), and
 the relation must hold between every two runs that differ only in that key
 (and in keys that follow from it); both sides address the same host and
@@ -43,6 +45,7 @@ from typing import Any
 
 from .errors import CheckError
 from .report.runs import Run, fmt_value, independent
+from .spec import AGGREGATE
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,
@@ -63,8 +66,10 @@ class Ref:
     summed: bool
 
     def values(self, run: Run) -> Iterator[tuple[str, str, float]]:
-        """(host, workload, value) for every host and workload where the metric is present."""
-        for host, workloads in run.hosts.items():
+        """(host, workload, value) for every host and workload where the metric is present;
+        the host `aggregate` (every client together) only where named so."""
+        hosts = {AGGREGATE: run.aggregate} if self.host == AGGREGATE else run.hosts
+        for host, workloads in hosts.items():
             if not fnmatchcase(host, self.host):
                 continue
             for wl, metrics in workloads.items():

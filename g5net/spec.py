@@ -49,6 +49,8 @@ PROTOCOLS = ("tcp", "udp")
 # "receive" server -> client, "both" one instance each way at once.
 DIRECTIONS = ("send", "receive", "both")
 MAX_REPLICAS = 64
+# Reports and checks name every client of a workload together as this host.
+AGGREGATE = "aggregate"
 MAX_INSTANCES = 16
 # The 10GbE study's MTU set spans 1500..16000; the e1000 driver accepts up to 16110.
 MTU_RANGE = (68, 16110)
@@ -189,6 +191,8 @@ class Workload:
                                    "a list of lists, one per instance of the host (NIC-major)")
     server_cpus: list = _f([], doc="taskset for the server processes: one CPU list for all, or "
                                    "a list of lists, one per instance of the host (NIC-major)")
+    pin_each: bool = _f(False, doc="pin a host's k-th process of this workload to CPU k (modulo its "
+                                   "CPUs), as SARA pinned one iperf per NIC; instead of *_cpus")
     min_bytes: int = _f(1, lo=1, doc="netpipe: smallest message")
     max_bytes: int = _f(65536, lo=1, doc="netpipe: largest message")
     repeats: int = _f(0, lo=0, doc="netpipe -r style fixed repeats; 0 = NPtcp's own")
@@ -446,6 +450,9 @@ def _niagara2(h: Host) -> tuple[Cpu, Caches]:
 
 def _check_combinations(spec: Spec) -> None:
     names = [h.name for h in spec.hosts]
+    if AGGREGATE in names:
+        raise SpecError(f"hosts.{AGGREGATE}: the name is taken by every client together "
+                        f"(metrics.json's aggregate); choose another")
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise SpecError(f"hosts.{twice[0]}: two hosts have this name (a table with replicas = N "
@@ -514,6 +521,9 @@ def _check_combinations(spec: Spec) -> None:
                     raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (a ping-pong "
                                     f"has no direction and runs one instance per client); "
                                     f"iperf and iperf3 can")
+        if w.pin_each and (w.client_cpus or w.server_cpus):
+            raise SpecError(f"{key}.pin_each: pins every process itself; leave client_cpus and "
+                            f"server_cpus empty")
         for h in spec.hosts:
             _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
                              h, len(spec.flows_of(h, w)))

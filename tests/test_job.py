@@ -129,3 +129,10 @@ def test_instances_are_processes_each_pinned_to_its_own_cpus(quickstart_text):
     s = spec.loads(text)
     client = [l for l in job.render(s, s.host("client")).splitlines() if "iperf -c" in l]
     assert [l.split()[1:4] for l in client] == [["stream.i0", "g5_pin", "0"], ["stream.i1", "g5_pin", "1"]]
+
+
+def test_pin_each_puts_each_process_on_its_own_cpu(quickstart_text):
+    text = quickstart_text.replace("cores = 1", "cores = 2").replace("mtu = 1500", "mtu = 1500\ncount = 3")
+    s = spec.loads(text.replace('kind = "iperf"', 'kind = "iperf"\npin_each = true', 1))
+    client = [l.split()[3] for l in job.render(s, s.host("client")).splitlines() if "iperf -c" in l]
+    assert client == ["0", "1", "0"]  # three NICs' processes over two CPUs

@@ -36,10 +36,14 @@ def test_both_hosts_need_the_same_nic_count(quickstart_text):
         qemu.check_spec(specmod.loads(mixed))
 
 
-def test_more_than_two_hosts_is_still_gem5s(quickstart_text):
-    three = quickstart_text + '[hosts.client2]\nrole = "client"\n'
-    with pytest.raises(EngineError, match=r"^hosts: the qemu engine links exactly two hosts"):
-        qemu.check_spec(specmod.loads(three))
+def test_qemu_takes_many_hosts_with_one_nic_count(quickstart_text):
+    qemu.check_spec(specmod.loads(quickstart_text.replace('role = "client"', 'role = "client"\nreplicas = 8')))
+    too_many = quickstart_text.replace('role = "client"', 'role = "client"\nreplicas = 64')
+    with pytest.raises(EngineError, match=r"^hosts: the qemu engine runs at most 32 guests"):
+        qemu.check_spec(specmod.loads(too_many))
+    mixed = quickstart_text + '[hosts.client2]\nrole = "client"\n[hosts.client2.nic]\ncount = 2\n'
+    with pytest.raises(EngineError, match=r"^hosts\.client2\.nic\.count: .* all hosts need the same count"):
+        qemu.check_spec(specmod.loads(mixed))
 
 
 def test_the_specs_kernel_args_come_last_on_every_engine(quickstart_text):

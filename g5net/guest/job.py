@@ -103,8 +103,8 @@ def instances(spec: Spec, host: Host, w: Workload) -> list[Instance]:
             parts.append(f"i{f.index}")
         if w.direction == "both":
             parts.append(f.direction)
-        out.append(Instance(f, host, ".".join(parts), ports[(w.name, i)],
-                            cpus[n] if per_flow else cpus))
+        pinned = [n % host.cpu.count] if w.pin_each else cpus[n] if per_flow else cpus
+        out.append(Instance(f, host, ".".join(parts), ports[(w.name, i)], pinned))
     return out
 
 

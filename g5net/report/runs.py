@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import ReportError
 from ..locate import locate
 from ..rundir import RunDir
+from ..spec import AGGREGATE
 
 # Labels, not parameters: they never make two runs different points.
 _NOT_PARAMS = ("experiment.name", "schema")
@@ -29,10 +30,16 @@ class Run:
     params: Mapping[str, Any]
     # host -> workload -> metric -> value, as in metrics.json
     hosts: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    # workload -> metric -> value: every client together (metrics.json's aggregate)
+    aggregate: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    def metrics_of(self, host: str) -> Mapping[str, Mapping[str, Any]]:
+        """workload -> metrics of `host`; spec.AGGREGATE names every client together."""
+        return self.aggregate if host == AGGREGATE else self.hosts.get(host, {})
 
     def param(self, key: str) -> Any:
         try:
@@ -78,13 +85,15 @@ def load_run(path: Path) -> Run:
         raise ReportError(f"{rd.run_json}: cannot read: {e}") from e
     if "spec" not in record:
         raise ReportError(f"{rd.run_json}: has no 'spec'")
-    hosts = {}
+    hosts, aggregate = {}, {}
     if rd.metrics_json.is_file():
         try:
-            hosts = json.loads(rd.metrics_json.read_text()).get("hosts", {})
+            metrics = json.loads(rd.metrics_json.read_text())
         except json.JSONDecodeError as e:
             raise ReportError(f"{rd.metrics_json}: not valid JSON: {e}") from e
-    return Run(path, record.get("status", "unknown"), params(record["spec"]), hosts)
+        hosts = metrics.get("hosts", {})
+        aggregate = metrics.get("aggregate", {})
+    return Run(path, record.get("status", "unknown"), params(record["spec"]), hosts, aggregate)
 
 
 def load(source: Path) -> list[Run]:

@@ -28,7 +28,7 @@ def ours(fig: Figure, runs: Sequence[Run]) -> Series:
     host, workload, metric = fig.host_workload_metric
     out: Series = {}
     for r in runs:
-        value = r.hosts.get(host, {}).get(workload, {}).get(metric)
+        value = r.metrics_of(host).get(workload, {}).get(metric)
         x = r.params.get(fig.x)
         if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
             continue
