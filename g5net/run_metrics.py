@@ -24,11 +24,12 @@ from .spec import Spec
 from .stats import host_metrics, iter_dumps
 
 # Carried over from the workload's own report when present.
-_MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct")
+_MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct",
+             "requests_per_s", "latency_p99_us")
 # Summed over a server's clients in `aggregate`; latencies are averaged and maxed.
-_SUMMED = ("throughput_mbps", "sent_mbps", "received_mbps")
+SUMMED = ("throughput_mbps", "sent_mbps", "received_mbps", "requests_per_s")
 # gem5 catalogue metrics reported as totals and per packet.
-_GEM5_PER_PKT = ("insts", "cycles", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes")
+GEM5_PER_PKT = ("insts", "cycles", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes")
 _GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
 
 
@@ -57,7 +58,7 @@ def _gem5_metrics(gem5: dict[str, float], guest_packets: int | None) -> dict[str
     # The model's own count of the region's packets; the guest's when the NIC has none.
     packets = sum(nic) if nic else guest_packets
     out["gem5_packets"] = packets
-    for k in _GEM5_PER_PKT:
+    for k in GEM5_PER_PKT:
         if k in gem5:
             out[k] = gem5[k]
             out[f"{k}_per_pkt"] = _per(gem5[k], packets)
@@ -129,7 +130,7 @@ def aggregate(spec: Spec, hosts: Mapping[str, Mapping[str, Mapping[str, Any]]]) 
     for w in spec.workloads:
         each = [hosts.get(c, {}).get(w.name, {}) for c in clients]
         agg: dict[str, Any] = {"clients": len(clients)}
-        for k in _SUMMED:
+        for k in SUMMED:
             values = [m[k] for m in each if k in m]
             if len(values) == len(clients):
                 agg[f"{k}_sum"] = sum(values)

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import ipaddress
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -42,8 +43,10 @@ ROLES = ("server", "client")
 NIC_ATTACH = ("pcie", "integrated")
 CPU_MODELS = ("atomic", "timing", "minor", "o3")
 CPU_PRESETS = ("custom", "niagara2")
-WORKLOAD_KINDS = ("iperf", "iperf3", "netpipe")
+WORKLOAD_KINDS = ("iperf", "iperf3", "netpipe", "mpi", "web")
 STREAM_KINDS = ("iperf", "iperf3")
+# Ping-pongs whose transmitter writes a NetPIPE table: NPtcp, and NetPIPE's MPI build.
+NETPIPE_KINDS = ("netpipe", "mpi")
 PROTOCOLS = ("tcp", "udp")
 # Which way a stream's data flows, seen from the client: "send" client -> server,
 # "receive" server -> client, "both" one instance each way at once.
@@ -55,6 +58,23 @@ MAX_INSTANCES = 16
 # The 10GbE study's MTU set spans 1500..16000; the e1000 driver accepts up to 16110.
 MTU_RANGE = (68, 16110)
 MAX_CPUS = 64
+# Experiment, host and workload names become file names, shell words, QEMU
+# option values and kernel parameters: a letter or digit, then letters, digits
+# and . _ - (no white space, quotes, commas or slashes), no "..", 64 at most.
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+# Sysctls travel as g5net.sysctl=KEY=VALUE,KEY=VALUE on the kernel command line
+# and become /proc/sys paths: no white space, commas or '=' may end a word early
+# (':' stands for a space in a value, workloads/README.md), no '..' in a key.
+SYSCTL_KEY_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*){0,15}"
+SYSCTL_VALUE_PATTERN = r"[A-Za-z0-9_.:+/-]{1,256}"
+# Upper bound of integer keys that have no bound of their own: what JSON readers
+# (and gem5's Python) still hold exactly.
+MAX_INT = 2**53
+# A socket buffer is a C int in the kernel; iperf allocates -l bytes at once.
+MAX_WINDOW_BYTES = 2**31 - 1
+MAX_MSG_BYTES = 2**30
+# A week: no simulated run a study asks for takes longer.
+MAX_TIMEOUT_S = 7 * 24 * 3600
 
 
 def _meta(*, choices=None, lo=None, hi=None, doc=""):
@@ -70,18 +90,22 @@ def _f(default, **kw):
 @dataclass(frozen=True)
 class Experiment:
     name: str = _f("experiment", doc="label for the run; not part of the run id")
-    engine: str = _f("qemu", choices=ENGINES)
-    timeout_s: int = _f(600, lo=1, doc="wall-clock limit for the whole run")
+    engine: str = _f("qemu", choices=ENGINES,
+                     doc="the simulator: qemu (fast functional check) or gem5 (the detailed model)")
+    timeout_s: int = _f(600, lo=1, hi=MAX_TIMEOUT_S, doc="wall-clock limit for the whole run")
     icount: bool = _f(False, doc="qemu: deterministic virtual time (one cpu per host only)")
-    boot_timeout_s: int = _f(120, lo=1, doc="guest must report booted within this")
+    boot_timeout_s: int = _f(120, lo=1, hi=MAX_TIMEOUT_S, doc="guest must report booted within this")
 
 
 @dataclass(frozen=True)
 class Cpu:
-    preset: str = _f("custom", choices=CPU_PRESETS)
-    cores: int = _f(1, lo=1, hi=MAX_CPUS)
-    threads_per_core: int = _f(1, lo=1, hi=8)
-    clock_ghz: float = _f(2.0, lo=0.1, hi=10.0)
+    preset: str = _f("custom", choices=CPU_PRESETS,
+                     doc="niagara2: Sun UltraSPARC T2 cores, threads, clock and caches "
+                         "(configs/README.md); custom: the keys below")
+    cores: int = _f(1, lo=1, hi=MAX_CPUS, doc="CPU cores per host")
+    threads_per_core: int = _f(1, lo=1, hi=8,
+                               doc="hardware threads per core; gem5 models each thread as one CPU")
+    clock_ghz: float = _f(2.0, lo=0.1, hi=10.0, doc="gem5: CPU clock")
     model: str = _f("timing", choices=CPU_MODELS, doc="gem5 CPU for the region of interest")
     boot_model: str = _f("atomic", choices=CPU_MODELS, doc="gem5 CPU used to boot")
 
@@ -92,21 +116,22 @@ class Cpu:
 
 @dataclass(frozen=True)
 class Caches:
-    l1i_kib: int = _f(32, lo=1)
-    l1i_assoc: int = _f(8, lo=1)
-    l1d_kib: int = _f(32, lo=1)
-    l1d_assoc: int = _f(8, lo=1)
-    l1_latency_cycles: int = _f(2, lo=1)
-    l1_mshrs: int = _f(4, lo=1)
+    l1i_kib: int = _f(32, lo=1, doc="gem5: L1 instruction cache size, per core")
+    l1i_assoc: int = _f(8, lo=1, doc="gem5: L1 instruction cache ways")
+    l1d_kib: int = _f(32, lo=1, doc="gem5: L1 data cache size, per core")
+    l1d_assoc: int = _f(8, lo=1, doc="gem5: L1 data cache ways")
+    l1_latency_cycles: int = _f(2, lo=1,
+                                doc="gem5: L1 hit latency (tags and data looked up in parallel)")
+    l1_mshrs: int = _f(4, lo=1, doc="gem5: misses each L1 keeps outstanding (MSHRs)")
     l2_kib: int = _f(1024, lo=0, doc="0: no L2")
-    l2_assoc: int = _f(16, lo=1)
-    l2_latency_cycles: int = _f(20, lo=1)
-    l2_mshrs: int = _f(20, lo=1)
+    l2_assoc: int = _f(16, lo=1, doc="gem5: L2 ways")
+    l2_latency_cycles: int = _f(20, lo=1, doc="gem5: L2 hit latency")
+    l2_mshrs: int = _f(20, lo=1, doc="gem5: misses the L2 keeps outstanding (MSHRs)")
     l2_shared: bool = _f(True, doc="one L2 for all cores, else one per core")
     l3_kib: int = _f(0, lo=0, doc="0: no L3")
-    l3_assoc: int = _f(16, lo=1)
-    l3_latency_cycles: int = _f(40, lo=1)
-    l3_mshrs: int = _f(32, lo=1)
+    l3_assoc: int = _f(16, lo=1, doc="gem5: L3 ways")
+    l3_latency_cycles: int = _f(40, lo=1, doc="gem5: L3 hit latency")
+    l3_mshrs: int = _f(32, lo=1, doc="gem5: misses the L3 keeps outstanding (MSHRs)")
 
     @property
     def shared_last_level(self) -> bool:
@@ -118,31 +143,41 @@ class Caches:
 @dataclass(frozen=True)
 class Nic:
     model: str = _f("e1000", choices=("e1000",), doc="gem5 IGbE_e1000 / QEMU e1000")
-    attach: str = _f("pcie", choices=NIC_ATTACH)
+    attach: str = _f("pcie", choices=NIC_ATTACH,
+                     doc="gem5: where the NIC sits: pcie (behind a PCIe Gen2 x8 link) or integrated "
+                         "(next to the memory bus)")
     dca: bool = _f(False, doc="integrated only: DMA writes allocate in the last-level cache")
     count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link; NIC i of the host "
                                        "at ip A.B.C.D is A.B.(C+i).D/24, on network i")
-    mtu: int = _f(1500, lo=MTU_RANGE[0], hi=MTU_RANGE[1])
+    mtu: int = _f(1500, lo=MTU_RANGE[0], hi=MTU_RANGE[1],
+                  doc="MTU of every NIC of the host; above 1500 is jumbo frames")
     offloads: dict = _f({}, doc="ethtool -K features, e.g. {tso = false}")
-    rx_fifo_kib: int = _f(384, lo=1)
-    tx_fifo_kib: int = _f(384, lo=1)
-    rx_desc_cache: int = _f(64, lo=1)
-    tx_desc_cache: int = _f(64, lo=1)
-    intr_delay_ns: int = _f(10000, lo=0)
+    rx_fifo_kib: int = _f(384, lo=1, doc="gem5: the NIC's receive FIFO")
+    tx_fifo_kib: int = _f(384, lo=1, doc="gem5: the NIC's transmit FIFO")
+    rx_desc_cache: int = _f(64, lo=1, doc="gem5: receive descriptors the NIC holds on chip")
+    tx_desc_cache: int = _f(64, lo=1, doc="gem5: transmit descriptors the NIC holds on chip")
+    intr_delay_ns: int = _f(10000, lo=0,
+                            doc="gem5: least time between a NIC's interrupts (the e1000 driver's "
+                                "InterruptThrottleRate, 1e9 / this); 0: no throttling")
+    txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
+                                                   "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
 
 
 @dataclass(frozen=True)
 class Host:
     name: str
-    role: str = _f("client", choices=ROLES)
+    role: str = _f("client", choices=ROLES,
+                   doc="server runs the workloads' servers; client runs their clients against its "
+                       "peer")
     replicas: int = _f(1, lo=1, hi=MAX_REPLICAS,
                        doc="this table stands for N identical hosts <name>-1..<name>-N; an "
                            "explicit ip is the first's, the others count up from it")
     peer: str = _f("", doc="the server a client talks to; default: the only server")
     ip: str = _f("", doc="default: 10.0.0.<index+1>")
-    memory_mb: int = _f(512, lo=64, hi=65536)
-    kernel: str = _f("smp", choices=KERNEL_VARIANTS)
+    memory_mb: int = _f(512, lo=64, hi=65536, doc="guest memory")
+    kernel: str = _f("smp", choices=KERNEL_VARIANTS,
+                     doc="the kernel build it boots: smp (any number of CPUs) or up (one CPU)")
     cpu: Cpu = field(default_factory=Cpu)
     caches: Caches = field(default_factory=Caches)
     nic: Nic = field(default_factory=Nic)
@@ -162,8 +197,9 @@ class Host:
 
 @dataclass(frozen=True)
 class Link:
-    speed_gbps: float = _f(10.0, lo=0.001, hi=400.0)
-    delay_us: float = _f(1.0, lo=0.0)
+    speed_gbps: float = _f(10.0, lo=0.001, hi=400.0,
+                           doc="gem5: link bandwidth (QEMU's links are not timed)")
+    delay_us: float = _f(1.0, lo=0.0, doc="gem5: one-way latency of the link")
     pcap: bool = _f(False, doc="gem5: EtherDump of every link")
     switch: bool = _f(False, doc="join the hosts through a switch even when there are two "
                                  "(more than two always go through one)")
@@ -173,12 +209,14 @@ class Link:
 @dataclass(frozen=True)
 class Workload:
     name: str
-    kind: str = _f("iperf", choices=WORKLOAD_KINDS)
+    kind: str = _f("iperf", choices=WORKLOAD_KINDS,
+                   doc="the benchmark: iperf or iperf3 (streams), netpipe (ping-pong latency), mpi "
+                       "(NetPIPE over MPI), web (wrk against a web server)")
     protocol: str = _f("tcp", choices=PROTOCOLS, doc="iperf/iperf3")
     duration_s: float = _f(3.0, lo=0.0, doc="iperf/iperf3: 0 means use bytes")
     bytes: int = _f(0, lo=0, doc="iperf/iperf3: transfer this much instead of duration_s")
-    msg_bytes: int = _f(131072, lo=1, doc="iperf -l: bytes per write")
-    window_bytes: int = _f(0, lo=0, doc="iperf -w: socket buffer; 0 = kernel default")
+    msg_bytes: int = _f(131072, lo=1, hi=MAX_MSG_BYTES, doc="iperf -l: bytes per write")
+    window_bytes: int = _f(0, lo=0, hi=MAX_WINDOW_BYTES, doc="iperf -w: socket buffer; 0 = kernel default")
     streams: int = _f(1, lo=1, hi=128, doc="iperf -P: connections of one process (threads)")
     instances: int = _f(1, lo=1, hi=MAX_INSTANCES,
                         doc="iperf/iperf3: separate processes per client and NIC, each with "
@@ -193,9 +231,15 @@ class Workload:
                                    "a list of lists, one per instance of the host (NIC-major)")
     pin_each: bool = _f(False, doc="pin a host's k-th process of this workload to CPU k (modulo its "
                                    "CPUs), as SARA pinned one iperf per NIC; instead of *_cpus")
-    min_bytes: int = _f(1, lo=1, doc="netpipe: smallest message")
-    max_bytes: int = _f(65536, lo=1, doc="netpipe: largest message")
-    repeats: int = _f(0, lo=0, doc="netpipe -r style fixed repeats; 0 = NPtcp's own")
+    min_bytes: int = _f(1, lo=1, doc="netpipe/mpi: smallest message")
+    max_bytes: int = _f(65536, lo=1, doc="netpipe/mpi: largest message")
+    repeats: int = _f(0, lo=0, doc="netpipe/mpi: fixed repeats per message size; 0 = g5net's 50")
+    file_bytes: list = _f([16384], doc="web: the sizes of the files the server holds, most "
+                                       "requested first; one size is a single-file test")
+    zipf_exponent: float = _f(1.0, lo=0.0, hi=10.0,
+                              doc="web: file k (1-based, in file_bytes order) is requested with "
+                                  "probability proportional to 1/k^zipf_exponent; 0 = uniform")
+    connections: int = _f(8, lo=1, hi=1024, doc="web: connections wrk keeps open (wrk -c)")
     profile: bool = _f(False, doc="sample kernel symbols during this workload")
 
 
@@ -300,7 +344,12 @@ def _check_value(key: str, value: Any, ftype: Any, meta: Mapping) -> Any:
     choices = meta.get("choices")
     if choices and value not in choices:
         raise SpecError(f"{key}: {value!r} is not one of {', '.join(map(repr, choices))}")
+    if ftype is float and not math.isfinite(value):
+        # NaN passes every comparison below, and infinity has no meaning here.
+        raise SpecError(f"{key}: {value!r} is not a finite number")
     lo, hi = meta.get("lo"), meta.get("hi")
+    if ftype is int and hi is None:
+        hi = MAX_INT
     if lo is not None and value < lo or hi is not None and value > hi:
         rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise SpecError(f"{key}: {value!r} is out of range ({rng})")
@@ -361,6 +410,7 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     if schema != SCHEMA_VERSION:
         raise SpecError(f"schema: version {schema!r} is not supported (this g5net reads {SCHEMA_VERSION})")
     experiment = _build(Experiment, data.get("experiment", {}), "experiment")
+    _check_name("experiment.name", experiment.name)
     link = _build(Link, data.get("link", {}), "link")
 
     defaults = data.get("host", {})
@@ -372,6 +422,7 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
                         "e.g. [hosts.server] role = \"server\"")
     hosts = []
     for name, table in host_tables.items():
+        _check_name("hosts", name)
         if not isinstance(table, Mapping):
             raise SpecError(f"hosts.{name}: expected a table, got {table!r}")
         merged = _merge({k: v for k, v in defaults.items() if k not in NOT_DEFAULTS}, table)
@@ -383,6 +434,7 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
                         "e.g. [workloads.stream] kind = \"iperf\"")
     workloads = []
     for name, table in wl_tables.items():
+        _check_name("workloads", name)
         workloads.append(_build(Workload, table, f"workloads.{name}", name=name))
 
     spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
@@ -459,8 +511,13 @@ def _check_combinations(spec: Spec) -> None:
                         f"names its hosts <name>-1..<name>-N)")
     if not spec.servers:
         raise SpecError("hosts: no host has role = \"server\"")
+    if spec.experiment.boot_timeout_s > spec.experiment.timeout_s:
+        raise SpecError(f"experiment.boot_timeout_s: {spec.experiment.boot_timeout_s} is longer "
+                        f"than experiment.timeout_s {spec.experiment.timeout_s}, which ends the run")
     if len(names) < 2:
         raise SpecError("hosts: need at least two hosts (a server and a client)")
+    if all(h.role == "server" for h in spec.hosts):
+        raise SpecError("hosts: no host has role = \"client\" (a server only answers clients)")
     seen_ips: dict[str, tuple[str, int]] = {}
     for h in spec.hosts:
         key = f"hosts.{h.name}"
@@ -495,8 +552,7 @@ def _check_combinations(spec: Spec) -> None:
             if not isinstance(on, bool):
                 raise SpecError(f"{key}.nic.offloads.{feat}: expected true or false, got {on!r}")
         for name, value in h.sysctl.items():
-            if not isinstance(value, (int, str)) or isinstance(value, bool):
-                raise SpecError(f"{key}.sysctl.{name}: expected an integer or a string, got {value!r}")
+            _check_sysctl(f"{key}.sysctl", name, value)
         for arg in h.kernel_args:
             if not isinstance(arg, str) or not _KERNEL_ARG.fullmatch(arg):
                 raise SpecError(f"{key}.kernel_args: {arg!r} is not one kernel argument (letters, "
@@ -509,24 +565,58 @@ def _check_combinations(spec: Spec) -> None:
                                 f"but hosts.{h.name} has {h.cpu.count}")
     for w in spec.workloads:
         key = f"workloads.{w.name}"
-        if w.kind == "netpipe" and w.min_bytes > w.max_bytes:
+        if w.kind in NETPIPE_KINDS and w.min_bytes > w.max_bytes:
             raise SpecError(f"{key}.min_bytes: {w.min_bytes} is larger than max_bytes {w.max_bytes}")
         if w.kind in ("iperf", "iperf3") and w.duration_s == 0 and w.bytes == 0:
             raise SpecError(f"{key}: set duration_s or bytes")
-        if w.kind == "netpipe" and w.protocol != "tcp":
-            raise SpecError(f"{key}.protocol: netpipe measures TCP only")
+        if w.kind not in STREAM_KINDS and w.protocol != "tcp":
+            raise SpecError(f"{key}.protocol: {w.kind} runs over TCP only")
+        if w.kind == "mpi":
+            _check_mpi_pairs(spec, key)
+        if w.kind == "web":
+            _check_web(spec, w, key)
         if w.kind not in STREAM_KINDS:
             for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):
                 if value != default:
-                    raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (a ping-pong "
-                                    f"has no direction and runs one instance per client); "
-                                    f"iperf and iperf3 can")
+                    raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (it runs one "
+                                    f"instance per client, its own way); iperf and iperf3 can")
         if w.pin_each and (w.client_cpus or w.server_cpus):
             raise SpecError(f"{key}.pin_each: pins every process itself; leave client_cpus and "
                             f"server_cpus empty")
         for h in spec.hosts:
             _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
                              h, len(spec.flows_of(h, w)))
+
+
+def _check_mpi_pairs(spec: Spec, key: str) -> None:
+    """NetPIPE's MPI build ping-pongs between exactly two ranks: one server, one client."""
+    for server in spec.servers:
+        clients = spec.clients_of(server)
+        if len(clients) != 1:
+            raise SpecError(f"{key}.kind: mpi runs two ranks, one client and its server, but "
+                            f"hosts.{server.name} serves {len(clients)} clients "
+                            f"({', '.join(c.name for c in clients) or 'none'}); give each server "
+                            f"one client, or use netpipe for a hot-spot")
+
+
+# A web server keeps its files in the guest's memory (tmpfs): at most this
+# share of the server's memory.
+WEB_FILES_MEMORY_SHARE = 0.25
+
+
+def _check_web(spec: Spec, w: Workload, key: str) -> None:
+    if not w.file_bytes or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0
+                                   for b in w.file_bytes):
+        raise SpecError(f"{key}.file_bytes: expected a list of positive byte counts, got "
+                        f"{w.file_bytes!r}")
+    if w.bytes or w.duration_s < 1 or w.duration_s != int(w.duration_s):
+        raise SpecError(f"{key}.duration_s: web runs wrk for whole seconds (1 or more; bytes "
+                        f"is not used), got duration_s = {w.duration_s}, bytes = {w.bytes}")
+    for server in spec.servers:
+        room = int(server.memory_mb * 2**20 * WEB_FILES_MEMORY_SHARE)
+        if sum(w.file_bytes) > room:
+            raise SpecError(f"{key}.file_bytes: {sum(w.file_bytes)} bytes of files do not fit "
+                            f"a quarter of hosts.{server.name}'s memory ({room} bytes)")
 
 
 def _check_topology(spec: Spec) -> None:
@@ -570,6 +660,23 @@ def _check_nic_ips(h: Host) -> None:
         raise SpecError(f"{key}.nic.count: {h.nic.count} NICs do not fit ip {h.ip}: NIC i gets "
                         f"A.B.(C+i).D, and C + {h.nic.count - 1} exceeds 255 "
                         f"(lower the ip's third number to at most {256 - h.nic.count})")
+
+
+def _check_name(where: str, name: Any) -> None:
+    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name) or ".." in name:
+        raise SpecError(f"{where}: name {name!r} is not allowed (1 to 64 letters, digits, "
+                        f"'.', '_' or '-', starting with a letter or digit, no '..')")
+
+
+def _check_sysctl(where: str, name: str, value: Any) -> None:
+    if not re.fullmatch(SYSCTL_KEY_PATTERN, name):
+        raise SpecError(f"{where}: {name!r} is not a sysctl name (dotted words of letters, "
+                        f"digits, '_' and '-', as in net.core.rmem_max)")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return
+    if not isinstance(value, str) or not re.fullmatch(SYSCTL_VALUE_PATTERN, value):
+        raise SpecError(f"{where}.{name}: expected an integer or one word of letters, digits "
+                        f"and _.:+/- (':' stands for a space), got {value!r}")
 
 
 def _nic_label(nic: int) -> str:

@@ -174,3 +174,54 @@ g5_irq_affinity() {
 	fi
 	echo "$1" >"/proc/irq/$irq/smp_affinity_list"
 }
+
+# g5_rsh_listen CPUS PORT SECS: serves one remote command for Open MPI's
+# launcher on another host (/g5net/g5rsh), on the CPU list CPUS; the command
+# (orted, and the rank it starts) inherits that list. Ends when the command
+# does, or after SECS with status 124 when no launcher came.
+g5_rsh_listen() {
+	g5_pin "$1" timeout "$3" nc -l -p "$2" -e /g5net/g5rsh --serve
+}
+
+# g5_web_files DIR SIZE...: DIR/f1, DIR/f2, ... of those sizes, for httpd.
+g5_web_files() {
+	local dir=$1 k=1 size
+	shift
+	mkdir -p "$dir" || return 1
+	for size in "$@"; do
+		head -c "$size" /dev/zero >"$dir/f$k" || return 1
+		k=$((k + 1))
+	done
+}
+
+# g5_web_serve CPUS PORT DONE SECS DIR: busybox httpd serves DIR on PORT (on
+# the CPU list CPUS) until its client connects to DONE to say it has finished,
+# or SECS pass (status 124).
+g5_web_serve() {
+	local cpus=$1 port=$2 done=$3 limit=$4 dir=$5 pid rc
+	# taskset execs httpd, so $! is httpd itself.
+	if [ -n "$cpus" ]; then
+		taskset -c "$cpus" httpd -f -p "$port" -h "$dir" &
+	else
+		httpd -f -p "$port" -h "$dir" &
+	fi
+	pid=$!
+	timeout "$limit" nc -l -p "$done" </dev/null >/dev/null
+	rc=$?
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	return "$rc"
+}
+
+# g5_web_get HOST PORT DONE SECS CMD...: waits up to SECS for HOST's httpd on
+# PORT (one request for /f1), runs CMD (wrk), then tells the server it is
+# done on port DONE. Returns CMD's status.
+g5_web_get() {
+	local host=$1 port=$2 done=$3 wait=$4 rc
+	shift 4
+	g5_retry "$wait" wget -q -O /dev/null "http://$host:$port/f1" || return 1
+	"$@"
+	rc=$?
+	g5_retry 30 nc "$host" "$done" </dev/null >/dev/null
+	return "$rc"
+}

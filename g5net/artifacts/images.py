@@ -33,6 +33,7 @@ GUEST_FILES = {
     "sbin/g5init": WORKLOADS / "g5init",
     "g5net/lib.sh": WORKLOADS / "lib.sh",
     "g5net/results.awk": WORKLOADS / "results.awk",
+    "g5net/g5rsh": WORKLOADS / "g5rsh",
 }
 M5_PATH = "sbin/m5"
 # Mount points g5init uses; the root file system itself stays read-only.
@@ -56,11 +57,8 @@ class Image:
 @dataclass(frozen=True)
 class PackageLine:
     name: str
-    globs: tuple[str, ...]  # empty for a `libs` package
-
-    @property
-    def libs(self) -> bool:
-        return not self.globs
+    globs: tuple[str, ...]
+    libs: bool  # its shared objects are found by what the image's programs load
 
 
 def image(*, build: bool = True, progress: Progress = print) -> Image:
@@ -99,8 +97,8 @@ def read_packages(path: Path) -> list[PackageLine]:
         if len(fields) < 2:
             raise ArtifactError(f"{path}:{number}: package {fields[0]} lists nothing to install "
                                 f"(give file globs, or `libs`)")
-        globs = () if fields[1:] == ["libs"] else tuple(fields[1:])
-        lines.append(PackageLine(fields[0], globs))
+        libs = fields[1] == "libs"
+        lines.append(PackageLine(fields[0], tuple(fields[2:] if libs else fields[1:]), libs))
     if not lines:
         raise ArtifactError(f"{path}: no packages")
     return lines
@@ -115,7 +113,7 @@ def input_key(recipe: Path, lines: list[PackageLine],
     h = hashlib.sha256(f"{RECIPE_VERSION}\0".encode())
     for line in lines:
         p = packages[line.name]
-        h.update(f"{p.name}={p.version} {p.sha256} {' '.join(line.globs) or 'libs'}\0".encode())
+        h.update(f"{p.name}={p.version} {p.sha256} {' '.join(('libs',) * line.libs + line.globs)}\0".encode())
     overlay = recipe / "overlay"
     sources = {f"overlay/{p.relative_to(overlay)}": p for p in _tree_files(overlay)} \
         if overlay.is_dir() else {}
@@ -297,8 +295,7 @@ def _build(recipe: Path, lines: list[PackageLine], packages: dict[str, debian.Pa
             debian.extract(debs[line.name], tree)
             if line.libs:
                 trees[line.name] = tree
-            else:
-                _install_globs(line, tree, root, debs[line.name].name)
+            _install_globs(line, tree, root, debs[line.name].name)
         for name in MOUNT_POINTS:
             (root / name).mkdir(exist_ok=True)
         overlay = recipe / "overlay"

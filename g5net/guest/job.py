@@ -26,6 +26,17 @@ IPERF_RETRIES_PER_S = 5
 # NetPIPE's default repeat count tunes each point to ~1 s; far too slow for
 # emulation, so fewer fixed repeats unless the spec says otherwise.
 NETPIPE_DEFAULT_REPEATS = 50
+# A web client tells its server it is done on the flow's port plus this, so the
+# server's region ends with the client's rather than at a timeout.
+WEB_DONE_PORT_OFFSET = 20000
+# Both ranks' bound (guest seconds): a hung launch must not stall the job.
+MPI_LIMIT_S = SERVER_GRACE_S * 2
+# Open MPI in the guest: every rank over TCP on NIC 0's network, one rank per
+# host, no binding (the spec's CPU lists pin), and /g5net/g5rsh for ssh.
+MPI_ARGS = ["--allow-run-as-root", "-np", 2, "--map-by", "node", "--bind-to", "none",
+            "--mca", "plm_rsh_agent", "/g5net/g5rsh", "--mca", "plm_rsh_no_tree_spawn", 1,
+            "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "eth0",
+            "--mca", "oob_tcp_if_include", "eth0"]
 
 
 def _q(args: list) -> str:
@@ -151,11 +162,15 @@ def _iperf3(w: Workload, inst: Instance) -> str:
     return f"g5_capture {inst.item} g5_retry {CLIENT_RETRY_S} g5_json_ok {_pinned(inst, cmd)}"
 
 
-def _netpipe(w: Workload, inst: Instance) -> str:
-    repeats = w.repeats or NETPIPE_DEFAULT_REPEATS
-    sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", repeats, "-P", inst.port]
+def _netpipe_sizes(w: Workload) -> list:
+    sizes = ["-l", w.min_bytes, "-u", w.max_bytes, "-p", 0, "-n", w.repeats or NETPIPE_DEFAULT_REPEATS]
     if w.window_bytes:
         sizes += ["-b", w.window_bytes]
+    return sizes
+
+
+def _netpipe(w: Workload, inst: Instance) -> str:
+    sizes = _netpipe_sizes(w) + ["-P", inst.port]
     if inst.serves:
         # One receiver per client: NPtcp serves a single peer.
         cmd = ["timeout", SERVER_GRACE_S * 2, "NPtcp"] + sizes
@@ -165,7 +180,75 @@ def _netpipe(w: Workload, inst: Instance) -> str:
     return f"g5_capture {inst.item} g5_retry {CLIENT_RETRY_S} {_pinned(inst, cmd)}"
 
 
-_KINDS = {"iperf": _iperf, "iperf3": _iperf3, "netpipe": _netpipe}
+def _mpi(w: Workload, inst: Instance) -> str:
+    if inst.serves:
+        # Rank 1: started by the client's mpirun through this one-command listener.
+        return f"g5_capture {inst.item} g5_rsh_listen {_q([_cpus(inst.cpus), inst.port, MPI_LIMIT_S])}"
+    # Rank 0 (mpirun's own host, listed first) transmits and writes the table.
+    hosts = f"{inst.host.nic_ip(0)},{inst.peer.nic_ip(0)}"
+    cmd = ["timeout", MPI_LIMIT_S, "env", f"G5_RSH_PORT={inst.port}", f"G5_RSH_WAIT_S={CLIENT_RETRY_S}", "orterun",
+           "--host", hosts] + MPI_ARGS + ["NPopenmpi", "-o", f"{GUEST_OUT}/{inst.item}.np"] + _netpipe_sizes(w)
+    return f"g5_capture {inst.item} {_pinned(inst, cmd)}"
+
+
+def _web_files(w: Workload) -> list[str]:
+    return [f"/f{k}" for k in range(1, len(w.file_bytes) + 1)]
+
+
+def _web_dir(inst: Instance) -> str:
+    return f"/tmp/www-{inst.item}"
+
+
+def _wrk_script(w: Workload) -> str:
+    """wrk's Lua: each request picks file k with probability 1/k^s (normalised),
+    from a fixed seed; `done` prints the summary results.py reads."""
+    weights = [1.0 / k ** w.zipf_exponent for k in range(1, len(w.file_bytes) + 1)]
+    total, acc, cdf = sum(weights), 0.0, []
+    for x in weights:
+        acc += x / total
+        cdf.append(f"{acc:.9f}")
+    cdf[-1] = "1"
+    paths = ", ".join(f'"{p}"' for p in _web_files(w))
+    return f"""local paths = {{{paths}}}
+local cdf = {{{", ".join(cdf)}}}
+math.randomseed(1)
+request = function()
+  local r = math.random()
+  for i = 1, #cdf do
+    if r <= cdf[i] then return wrk.format("GET", paths[i]) end
+  end
+end
+done = function(s, latency, requests)
+  local e = s.errors
+  io.write(string.format("G5WRK requests=%d duration_us=%d bytes=%d errors=%d "
+    .. "lat_mean_us=%.3f lat_p50_us=%d lat_p99_us=%d lat_max_us=%d\\n",
+    s.requests, s.duration, s.bytes, e.connect + e.read + e.write + e.status + e.timeout,
+    latency.mean, latency:percentile(50), latency:percentile(99), latency.max))
+end"""
+
+
+def _web_setup(w: Workload, inst: Instance) -> list[str]:
+    """Outside the region: the server's files, the client's wrk script."""
+    if inst.serves:
+        sizes = " ".join(str(b) for b in w.file_bytes)
+        return [f"g5_web_files {_web_dir(inst)} {sizes}"]
+    return [f"cat >/tmp/{inst.item}.lua <<'G5NET_LUA'", _wrk_script(w), "G5NET_LUA"]
+
+
+def _web(w: Workload, inst: Instance) -> str:
+    done = inst.port + WEB_DONE_PORT_OFFSET
+    if inst.serves:
+        limit = int(w.duration_s + SERVER_GRACE_S)
+        args = [_cpus(inst.cpus), inst.port, done, limit, _web_dir(inst)]
+        return f"g5_capture {inst.item} g5_web_serve {_q(args)}"
+    ip = inst.peer.nic_ip(inst.flow.nic)
+    cmd = ["wrk", "-t", 1, "-c", w.connections, "-d", f"{int(w.duration_s)}s", "--timeout", "10s",
+           "-s", f"/tmp/{inst.item}.lua", f"http://{ip}:{inst.port}/"]
+    return f"g5_capture {inst.item} g5_web_get {ip} {inst.port} {done} {CLIENT_RETRY_S} {_pinned(inst, cmd)}"
+
+
+_KINDS = {"iperf": _iperf, "iperf3": _iperf3, "netpipe": _netpipe, "mpi": _mpi, "web": _web}
+_SETUP = {"web": _web_setup}
 
 
 def _instances(spec: Spec, host: Host, w: Workload) -> list[str]:
@@ -186,6 +269,8 @@ def _nic_setup(host: Host) -> list[str]:
         dev = f"eth{nic}"
         if feats:
             lines.append(f"g5_capture {item('nic-offloads', nic)} ethtool -K {dev} {_q(feats)}")
+        if host.nic.txqueuelen:
+            lines.append(f"ip link set {dev} txqueuelen {host.nic.txqueuelen}")
         if host.nic.irq_cpus:
             # g5_irq_affinity's device defaults to eth0.
             lines.append(f"g5_irq_affinity {cpus}" + (f" {dev}" if nic else ""))
@@ -209,6 +294,8 @@ def render(spec: Spec, host: Host) -> str:
     lines += _nic_setup(host)
     for w in spec.workloads:
         lines.append(f"# workload {w.name}: {w.kind}")
+        if w.kind in _SETUP:
+            lines += [line for inst in instances(spec, host, w) for line in _SETUP[w.kind](w, inst)]
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
         lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile:

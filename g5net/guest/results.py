@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ..errors import GuestError
-from ..spec import STREAM_KINDS, Host, Spec, Workload
+from ..spec import NETPIPE_KINDS, STREAM_KINDS, Host, Spec, Workload
 from . import job
 from .protocol import BEGIN, END, USER_HZ, panic_line
 
@@ -236,9 +236,32 @@ def parse_netpipe(text: str) -> dict[str, Any]:
     }
 
 
+def parse_wrk(text: str) -> dict[str, Any]:
+    """The summary line g5net's wrk script prints (job._wrk_script)."""
+    line = next((l for l in text.splitlines() if l.startswith("G5WRK ")), None)
+    if line is None:
+        raise GuestError("wrk printed no summary (G5WRK line)")
+    f = {k: float(v) for k, v in (kv.split("=", 1) for kv in line.split()[1:])}
+    seconds = f["duration_us"] / 1e6
+    if f["requests"] == 0 or seconds <= 0:
+        raise GuestError(f"wrk completed no request ({int(f['errors'])} errors)")
+    return {
+        "requests": int(f["requests"]),
+        "requests_per_s": f["requests"] / seconds,
+        "throughput_mbps": f["bytes"] * 8 / seconds / 1e6,
+        "latency_us": f["lat_mean_us"],
+        "latency_p50_us": f["lat_p50_us"],
+        "latency_p99_us": f["lat_p99_us"],
+        "latency_max_us": f["lat_max_us"],
+        "errors": int(f["errors"]),
+        "duration_s": seconds,
+    }
+
+
 # Figures that add up over a host's instances; the others (duration, jitter,
 # loss %) are the worst instance's.
-_ADDITIVE = ("bytes", "throughput_mbps", "streams", "lost", "datagrams", "cpu_host_pct")
+_ADDITIVE = ("bytes", "throughput_mbps", "streams", "lost", "datagrams", "cpu_host_pct",
+             "requests", "requests_per_s", "errors")
 
 
 def _rc(items: dict[str, str], name: str) -> int:
@@ -256,8 +279,14 @@ def _measure(items: dict[str, str], inst: job.Instance, w: Workload) -> dict[str
         return parse_iperf_csv(stdout)
     if w.kind == "iperf3":
         return parse_iperf3_json(stdout)
-    # Only NetPIPE's transmitter writes the table; the receiver just echoes.
-    return {} if inst.serves else parse_netpipe(items.get(f"{name}.np", ""))
+    # Only the client measures: wrk, or NetPIPE's transmitter, which writes
+    # the table (TCP or MPI rank 0); the server just answers.
+    if inst.serves:
+        return {}
+    if w.kind == "web":
+        return parse_wrk(stdout)
+    assert w.kind in NETPIPE_KINDS, w.kind
+    return parse_netpipe(items.get(f"{name}.np", ""))
 
 
 def _failure(items: dict[str, str], name: str, e: GuestError) -> dict[str, Any]:
