@@ -99,6 +99,20 @@ def test_niagara2_preset_has_niagara2s_shape(gem5_engine, tmp_path):
     assert (l2["size_bytes"], l2["assoc"]) == (4 << 20, 16)
 
 
+@pytest.mark.parametrize("cores, threads", [(1, 1), (2, 8), (4, 1)])
+def test_niagara2_keys_written_win_over_the_preset(gem5_engine, tmp_path, cores, threads):
+    """A CPU-count sweep point and a bigger L2 on the preset build what they say."""
+    d = quickstart().to_dict()
+    for h in d["hosts"].values():
+        h["cpu"] = {"preset": "niagara2", "model": "timing", "cores": cores, "threads_per_core": threads}
+        h["caches"] = {"l2_kib": 8192}
+    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
+    host = summary["server"]
+    assert host["cpus"] == cores * threads and host["clock_ghz"] == pytest.approx(1.2, abs=0.001)
+    [l2] = [c for c in host["caches"] if c["object"] == "cache_hierarchy.l2cache"]
+    assert (l2["size_bytes"], l2["assoc"]) == (8 << 20, 16)
+
+
 def test_system_command_prints_json_and_says_so_without_gem5(gem5_engine, tmp_path):
     cmd = [sys.executable, "-m", "g5net.cli", "system", str(REPO / "examples" / "quickstart-gem5.toml"),
            "--json", "--out", str(tmp_path)]

@@ -1,10 +1,11 @@
 """Spec validation: every error names the key, the bad value and what is allowed."""
 
 import json
+import tomllib
 
 import pytest
 
-from g5net import spec
+from g5net import spec, sweep
 from g5net.errors import SpecError
 
 MINIMAL = """
@@ -124,8 +125,24 @@ def test_niagara2_preset():
     h = s.host("server")
     assert (h.cpu.cores, h.cpu.threads_per_core, h.cpu.clock_ghz) == (8, 8, 1.2)
     assert (h.caches.l1d_kib, h.caches.l1d_assoc, h.caches.l1i_kib, h.caches.l2_kib) == (8, 4, 16, 4096)
+    # Every key the spec writes wins over the preset's.
     swept = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 2\n")
     assert swept.host("server").cpu.count == 16
+    one = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 1\nthreads_per_core = 1\n")
+    assert one.host("server").cpu.count == 1 and one.host("server").cpu.clock_ghz == 1.2
+    big = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n[host.caches]\nl2_kib = 8192\n")
+    assert (big.host("server").caches.l2_kib, big.host("server").caches.l1d_kib) == (8192, 8)
+    fast = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\nclock_ghz = 3.0\n")
+    assert fast.host("server").cpu.clock_ghz == 3.0
+
+
+def test_niagara2_cpu_count_sweep_expands_to_distinct_points():
+    text = (MINIMAL + "[host.cpu]\npreset = 'niagara2'\n[sweep]\n"
+            "'host.cpu.cores' = [1, 2, 4, 8]\n'host.cpu.threads_per_core' = [1, 8]\n")
+    points = sweep.expand(tomllib.loads(text)).points
+    counts = sorted(p.spec.host("server").cpu.count for p in points)
+    assert counts == [1, 2, 4, 8, 8, 16, 32, 64]
+    assert len({p.spec.digest() for p in points}) == 8
 
 
 def test_json_round_trip_and_digest(tmp_path, quickstart_text):
