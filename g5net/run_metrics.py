@@ -22,6 +22,7 @@ from .guest.results import USER_HZ
 from .rundir import RunDir
 from .spec import Spec
 from .stats import host_metrics, iter_dumps
+from .stats.cpu_time import per_core, per_cpu
 
 # Carried over from the workload's own report when present.
 _MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct",
@@ -37,8 +38,9 @@ def _per(value: float | None, count: float | None) -> float | None:
     return value / count if value is not None and count else None
 
 
-def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
-    """workload -> gem5 host -> catalogue metrics, from the workloads' stats dumps.
+def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """workload -> gem5 host -> catalogue metrics (and `cpu_busy`, each CPU's busy
+    fraction), from the workloads' stats dumps.
 
     The guest brackets each workload with `m5 resetstats` / `m5 dumpstats`, in
     spec order, so dump i is workload i; later dumps (gem5's own at exit) are
@@ -48,11 +50,32 @@ def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, 
         return {}
     out = {}
     for dump, name in zip(iter_dumps(stats_txt), workloads):
-        out[name] = host_metrics(dump)
+        metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
+        for host, cpus in per_cpu(dump).items():
+            if host in metrics:
+                metrics[host]["cpu_busy"] = cpus
+        out[name] = metrics
     return out
 
 
-def _gem5_metrics(gem5: dict[str, float], guest_packets: int | None) -> dict[str, Any]:
+# gem5 counts time in ticks of 1 ps (simFreq 10^12 in every configuration here).
+TICKS_PER_S = 1e12
+
+
+def _gem5_cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
+    """CPU utilisation from gem5's power-state residency: per host, per CPU and per core."""
+    # gem5 leaves a state no CPU entered out of the dump: never halted is 0 gated.
+    on, gated = gem5.get("cpu_on_ticks"), gem5.get("cpu_gated_ticks", 0)
+    if on is None or on + gated == 0:
+        return {}
+    out: dict[str, Any] = {"cpu_util": on / (on + gated), "cpu_busy_s": on / TICKS_PER_S}
+    if "cpu_busy" in gem5:
+        out["cpu_util_per_cpu"] = gem5["cpu_busy"]
+        out["cpu_util_per_core"] = per_core(gem5["cpu_busy"], threads_per_core)
+    return out
+
+
+def _gem5_metrics(gem5: dict[str, Any], guest_packets: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {k: gem5[k] for k in _GEM5_NIC if k in gem5}
     nic = [gem5[k] for k in _GEM5_NIC if k in gem5]
     # The model's own count of the region's packets; the guest's when the NIC has none.
@@ -74,6 +97,7 @@ def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
     return dict(
         elapsed_s=roi["elapsed_s"],
         cpu_util=roi["cpu_util"],
+        rx_pkts_per_s=_per(roi["rx_packets"], roi["elapsed_s"]),
         packets=packets,
         rx_packets=roi["rx_packets"],
         tx_packets=roi["tx_packets"],
@@ -91,17 +115,44 @@ def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def workload_metrics(w: dict[str, Any], gem5: dict[str, float] | None = None) -> dict[str, Any]:
+# What the guest measured over its own clock (10 ms ticks of /proc): kept as
+# guest_<name>; the unprefixed name is gem5's figure where gem5 ran.
+GUEST_CLOCKED = ("elapsed_s", "cpu_util", "pkts_per_s", "rx_pkts_per_s", "ctxt_per_s",
+                 "intr_per_s", "cpu_us_per_pkt")
+
+
+def _over_gem5_time(out: dict[str, Any], sim_s: float) -> dict[str, Any]:
+    """The guest's counts per simulated second of the region."""
+    return {"elapsed_s": sim_s,
+            "pkts_per_s": _per(out.get("packets"), sim_s),
+            "rx_pkts_per_s": _per(out.get("rx_packets"), sim_s),
+            "ctxt_per_s": _per(out.get("ctxt"), sim_s),
+            "intr_per_s": _per(out.get("intr"), sim_s)}
+
+
+def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
+                     threads_per_core: int = 1) -> dict[str, Any]:
     """Metrics of one workload on one host: its results.json entry, plus the gem5
-    counters of its region of interest for that host when there are any."""
+    counters of its region of interest for that host when there are any.
+
+    Where gem5 ran, time is gem5's: CPU utilisation from each CPU's busy time,
+    rates over the region's simulated seconds; the guest's clocked figures
+    stay as guest_<name>."""
     out = {k: w[k] for k in _MEASURED if k in w}
     roi = w.get("roi")
     packets = None
     if roi:
         out.update(_guest_metrics(roi))
+        out.update({f"guest_{k}": out[k] for k in GUEST_CLOCKED if k in out})
         packets = out["packets"]
     if gem5:
         out.update(_gem5_metrics(gem5, packets))
+        if gem5.get("sim_seconds"):
+            out.update(_over_gem5_time(out, gem5["sim_seconds"]))
+        cpu = _gem5_cpu(gem5, threads_per_core)
+        out.update(cpu)
+        if cpu and packets:
+            out["cpu_us_per_pkt"] = cpu["cpu_busy_s"] * 1e6 / packets
     if w.get("profile"):
         b = profile.breakdown(w["profile"], roi["cpu_ticks"] if roi else None)
         if b is not None:
@@ -117,7 +168,8 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     hosts = {}
     for name, r in results.items():
         prefix = run_record.board(boards, name)
-        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix))
+        threads = spec.host(name).cpu.threads_per_core
+        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix), threads)
                        for wname, w in r.get("workloads", {}).items()}
     return {"hosts": hosts, "aggregate": aggregate(spec, hosts)}
 

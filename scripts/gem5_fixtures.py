@@ -7,7 +7,10 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-smp/          examples/smp-gem5.toml (two 4-CPU hosts)
     gem5-switched/     examples/switched-gem5.toml (3 clients into 1 server through a switch)
 
-    .venv/bin/python scripts/gem5_fixtures.py [--only NAME]
+    .venv/bin/python scripts/gem5_fixtures.py [--only NAME] [--metrics-only]
+
+--metrics-only derives metrics.json again from each fixture's own stats.txt
+and results.json, without gem5, after a change to how metrics are derived.
 
 Each keeps what the results tests read (run.json, spec.json, results.json,
 metrics.json, every host's console, the job scripts, m5out/stats.txt and config.ini)
@@ -25,9 +28,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from g5net import run, spec as specmod  # noqa: E402
+from g5net import run, run_metrics, spec as specmod  # noqa: E402
 from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
+from g5net.rundir import RunDir  # noqa: E402
 
 FIXTURES = {"gem5-quickstart": REPO / "examples" / "quickstart-gem5.toml",
             "gem5-smp": REPO / "examples" / "smp-gem5.toml",
@@ -61,13 +65,30 @@ def make(name: str, spec_path: Path) -> None:
     print(f"{out}: {len(list(out.iterdir()))} files, {size / 1e6:.1f} MB")
 
 
+def remeasure(name: str) -> None:
+    """metrics.json of the fixture `name` from its stats.txt and results.json."""
+    out = FIXTURE_DIR / name
+    spec = specmod.from_dict(json.loads((out / "spec.json").read_text()))
+    record = json.loads((out / "run.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        rd = RunDir(Path(tmp))
+        rd.m5out.mkdir()
+        shutil.copy(out / "stats.txt", rd.stats_txt)
+        metrics = run_metrics.compute(spec, json.loads((out / "results.json").read_text()), rd,
+                                      record.get("boards"))
+    RunDir(out).write_json(out / "metrics.json", metrics)
+    print(f"{out / 'metrics.json'}: derived again")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", choices=sorted(FIXTURES), help="regenerate this fixture alone")
+    p.add_argument("--metrics-only", action="store_true",
+                   help="derive metrics.json again from the fixture's stats.txt; no gem5 run")
     args = p.parse_args()
     for name, spec_path in FIXTURES.items():
         if args.only in (None, name):
-            make(name, spec_path)
+            remeasure(name) if args.metrics_only else make(name, spec_path)
     return 0
 
 

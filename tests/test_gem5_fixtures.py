@@ -121,3 +121,39 @@ def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: 
     assert computed == {"server": made["server"], "client-1": made["client"]}
     # Without the map the host's gem5 counters are lost, as they were before it.
     assert "insts" not in run_metrics.compute(spec, got, rd)["hosts"]["client-1"]["stream"]
+
+
+def _hand_cpu_util(stats_txt: Path, host: str) -> tuple[float, list[float]]:
+    """From the text of the first dump alone: the host's and each CPU's share of
+    the region spent ON rather than CLK_GATED (halted)."""
+    text = stats_txt.read_text().split("---------- End Simulation Statistics")[0]
+    ticks: dict[int, dict[str, int]] = {}
+    pattern = rf"^{host}\.processor\.cores(\d+)\.core\.power_state\.pwrStateResidencyTicks::(ON|CLK_GATED)\s+(\d+)"
+    for cpu, state, value in re.findall(pattern, text, re.M):
+        ticks.setdefault(int(cpu), {})[state] = int(value)
+    per_cpu = [t.get("ON", 0) / (t.get("ON", 0) + t.get("CLK_GATED", 0)) for _, t in sorted(ticks.items())]
+    on = sum(t.get("ON", 0) for t in ticks.values())
+    return on / sum(sum(t.values()) for t in ticks.values()), per_cpu
+
+
+def test_cpu_utilisation_is_gem5s_busy_time_not_the_guests_ticks():
+    """examples/smp-gem5.toml's stream, 4 CPUs a host: CPU utilisation from each
+    CPU's ON and CLK_GATED time in stats.txt, computed here by hand; rates over
+    the dump's simulated seconds. The guest's 10 ms ticks see a region of a few
+    simulated ms coarsely: its figure stays beside gem5's as guest_cpu_util."""
+    metrics = json.loads((SMP / "metrics.json").read_text())["hosts"]
+    sim_seconds = next(iter_dumps(SMP / "stats.txt")).value("simSeconds")
+    differences = []
+    for host in ("server", "client"):
+        m = metrics[host]["stream"]
+        util, per_cpu = _hand_cpu_util(SMP / "stats.txt", host)
+        assert m["cpu_util"] == pytest.approx(util, rel=1e-9)
+        assert m["cpu_util_per_cpu"] == pytest.approx(per_cpu, rel=1e-9) and len(per_cpu) == 4
+        # 2 cores x 2 threads: a core is the mean of its two CPUs.
+        assert m["cpu_util_per_core"] == pytest.approx([sum(per_cpu[:2]) / 2, sum(per_cpu[2:]) / 2])
+        assert m["elapsed_s"] == sim_seconds != m["guest_elapsed_s"]
+        assert m["ctxt_per_s"] == pytest.approx(m["ctxt"] / sim_seconds)
+        print(f"{host}: gem5 {m['cpu_util']:.3f} (per CPU {[round(x, 3) for x in per_cpu]}), "
+              f"guest {m['guest_cpu_util']:.3f} over {m['guest_elapsed_s']} s vs {sim_seconds} s")
+        differences.append(abs(m["cpu_util"] - m["guest_cpu_util"]))
+    assert max(differences) > 0.01

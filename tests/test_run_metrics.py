@@ -55,7 +55,9 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     names = ["stream", "second"]
     gem5 = run_metrics.roi_stats(rd.stats_txt, names)
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
-    assert gem5 == {"stream": {"board": dumps[0]}, "second": {"board": dumps[1]}}
+    # Each dump's catalogue metrics, and its one CPU's busy fraction (never halted: 1).
+    assert gem5 == {"stream": {"board": {**dumps[0], "cpu_busy": [1.0]}},
+                    "second": {"board": {**dumps[1], "cpu_busy": [1.0]}}}
 
     out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
     first = out["stream"]
@@ -66,6 +68,13 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     # The second dump counted no instructions and no misses: absent, not zero.
     assert "insts_per_pkt" not in out["second"] and "l1d_misses" not in out["second"]
     assert out["second"]["mem_bytes_per_pkt"] == 0
+    # Time is gem5's: the CPU ran the whole region, rates are per simulated second,
+    # and the guest's own clocked figures stay under guest_.
+    assert first["cpu_util"] == 1.0 and first["cpu_util_per_cpu"] == [1.0]
+    assert first["elapsed_s"] == dumps[0]["sim_seconds"]
+    assert first["ctxt_per_s"] == pytest.approx(first["ctxt"] / dumps[0]["sim_seconds"])
+    assert first["guest_cpu_util"] == res["board"]["workloads"]["stream"]["roi"]["cpu_util"]
+    assert first["cpu_us_per_pkt"] == pytest.approx(1051887500 / 1e6 / first["packets"])
 
 
 def test_gem5_nic_counters_are_the_packet_count():
