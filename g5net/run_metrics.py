@@ -23,14 +23,34 @@ from .rundir import RunDir
 from .spec import Spec
 from .stats import host_metrics, iter_dumps
 from .stats.cpu_time import per_core, per_cpu
+from .stats.splits import DESCRIPTIONS as SPLITS, splits
 
 # Carried over from the workload's own report when present.
 _MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct",
              "requests_per_s", "latency_p99_us")
 # Summed over a server's clients in `aggregate`; latencies are averaged and maxed.
 SUMMED = ("throughput_mbps", "sent_mbps", "received_mbps", "requests_per_s")
-# gem5 catalogue metrics reported as totals and per packet.
-GEM5_PER_PKT = ("insts", "cycles", "l1i_misses", "l1d_misses", "l2_misses", "mem_bytes")
+# gem5 metrics reported as totals and per packet, per received and per sent
+# packet (_per_pkt, _per_rx_pkt, _per_tx_pkt).
+GEM5_PER_PKT = ("insts", "cycles", "uops", "load_uops", "store_uops", "other_uops",
+                "l1i_misses", "l1d_misses", "l2_misses", "l2_inst_misses", "l2_data_misses",
+                "l3_misses", "l3_inst_misses", "l3_data_misses",
+                "mem_bytes", "mem_bytes_read", "mem_bytes_written",
+                "nic_dram_bytes_read", "nic_dram_bytes_written", "llc_nic_writes")
+# What the rest of a total is: data misses are a level's misses less its
+# instruction misses; other micro-ops are neither loads nor stores.
+_REMAINDERS = {"l2_data_misses": ("l2_misses", "l2_inst_misses"),
+               "l3_data_misses": ("l3_misses", "l3_inst_misses"),
+               "other_uops": ("uops", "load_uops", "store_uops")}
+# Unit and meaning of the gem5 metrics that are not the catalogue's own.
+GEM5_DERIVED = {
+    **SPLITS,
+    "l2_data_misses": ("count", "L2 misses of data accesses and page-table walks "
+                                "(l2_misses - l2_inst_misses)"),
+    "l3_data_misses": ("count", "L3 misses of data accesses and page-table walks "
+                                "(l3_misses - l3_inst_misses)"),
+    "other_uops": ("count", "committed micro-ops neither loads nor stores"),
+}
 _GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
 
 
@@ -51,6 +71,9 @@ def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, 
     out = {}
     for dump, name in zip(iter_dumps(stats_txt), workloads):
         metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
+        for host, values in splits(dump).items():
+            if host in metrics:
+                metrics[host].update(values)
         for host, cpus in per_cpu(dump).items():
             if host in metrics:
                 metrics[host]["cpu_busy"] = cpus
@@ -75,38 +98,63 @@ def _gem5_cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
     return out
 
 
-def _gem5_metrics(gem5: dict[str, Any], guest_packets: int | None) -> dict[str, Any]:
+def _gem5_metrics(gem5: dict[str, Any], guest: tuple[int, int] | None) -> dict[str, Any]:
+    """`guest`: the guest's (received, sent) packets, the denominators where the
+    model has no NIC counters."""
     out: dict[str, Any] = {k: gem5[k] for k in _GEM5_NIC if k in gem5}
-    nic = [gem5[k] for k in _GEM5_NIC if k in gem5]
     # The model's own count of the region's packets; the guest's when the NIC has none.
-    packets = sum(nic) if nic else guest_packets
+    if any(k in gem5 for k in _GEM5_NIC):
+        rx, tx = gem5.get("nic_rx_pkts", 0), gem5.get("nic_tx_pkts", 0)
+    else:
+        rx, tx = guest or (None, None)
+    packets = None if rx is None else rx + tx
     out["gem5_packets"] = packets
+    gem5 = dict(gem5)
+    for k, (total, *parts) in _REMAINDERS.items():
+        if total in gem5 and all(p in gem5 for p in parts):
+            gem5[k] = gem5[total] - sum(gem5[p] for p in parts)
     for k in GEM5_PER_PKT:
         if k in gem5:
             out[k] = gem5[k]
             out[f"{k}_per_pkt"] = _per(gem5[k], packets)
+            out[f"{k}_per_rx_pkt"] = _per(gem5[k], rx)
+            out[f"{k}_per_tx_pkt"] = _per(gem5[k], tx)
     if "sim_seconds" in gem5:
         out["sim_seconds"] = gem5["sim_seconds"]
     return {k: v for k, v in out.items() if v is not None}
+
+
+# /proc/interrupts lines of inter-processor interrupts: function calls (the
+# study's cross-calls), reschedules and TLB shootdowns.
+IPI_LINES = ("CAL", "RES", "TLB")
+
+
+def _irq_split(roi: dict[str, Any], packets: int) -> dict[str, Any]:
+    """Interrupts delivered in the region, from the guest's /proc/interrupts (gem5
+    keeps no per-CPU interrupt counter on x86): the NIC's, inter-processor, other."""
+    irqs = roi.get("interrupts", {})
+    if not irqs:
+        return {}
+    ipi = sum(irqs.get(k, 0) for k in IPI_LINES)
+    other = sum(irqs.values()) - roi["nic_irqs"] - ipi
+    return {"ipi_irqs": ipi, "other_irqs": other,
+            "ipi_irqs_per_pkt": _per(ipi, packets), "other_irqs_per_pkt": _per(other, packets),
+            "nic_irqs_per_rx_pkt": _per(roi["nic_irqs"], roi["rx_packets"])}
 
 
 def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
     packets = roi["rx_packets"] + roi["tx_packets"]
     ticks = roi["cpu_ticks"]
     busy_ticks = sum(ticks.values()) - ticks["idle"] - ticks.get("iowait", 0)
-    return dict(
+    return _irq_split(roi, packets) | dict(
         elapsed_s=roi["elapsed_s"],
         cpu_util=roi["cpu_util"],
-        rx_pkts_per_s=_per(roi["rx_packets"], roi["elapsed_s"]),
         packets=packets,
         rx_packets=roi["rx_packets"],
         tx_packets=roi["tx_packets"],
-        pkts_per_s=_per(packets, roi["elapsed_s"]),
         ctxt=roi["ctxt"],
         intr=roi["intr"],
         nic_irqs=roi["nic_irqs"],
-        ctxt_per_s=roi["ctxt_per_s"],
-        intr_per_s=roi["intr_per_s"],
         ctxt_per_pkt=_per(roi["ctxt"], packets),
         intr_per_pkt=_per(roi["intr"], packets),
         nic_irqs_per_pkt=_per(roi["nic_irqs"], packets),
@@ -118,16 +166,20 @@ def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
 # What the guest measured over its own clock (10 ms ticks of /proc): kept as
 # guest_<name>; the unprefixed name is gem5's figure where gem5 ran.
 GUEST_CLOCKED = ("elapsed_s", "cpu_util", "pkts_per_s", "rx_pkts_per_s", "ctxt_per_s",
-                 "intr_per_s", "cpu_us_per_pkt")
+                 "intr_per_s", "cpu_us_per_pkt", "nic_irqs_per_s", "ipi_irqs_per_s", "other_irqs_per_s")
+# Counts of the region that are also reported per second.
+_RATES = ("packets", "rx_packets", "ctxt", "intr", "nic_irqs", "ipi_irqs", "other_irqs")
 
 
-def _over_gem5_time(out: dict[str, Any], sim_s: float) -> dict[str, Any]:
-    """The guest's counts per simulated second of the region."""
-    return {"elapsed_s": sim_s,
-            "pkts_per_s": _per(out.get("packets"), sim_s),
-            "rx_pkts_per_s": _per(out.get("rx_packets"), sim_s),
-            "ctxt_per_s": _per(out.get("ctxt"), sim_s),
-            "intr_per_s": _per(out.get("intr"), sim_s)}
+def _rate_name(count: str) -> str:
+    return {"packets": "pkts", "rx_packets": "rx_pkts"}.get(count, count) + "_per_s"
+
+
+def _rates(out: dict[str, Any], seconds: float | None) -> dict[str, Any]:
+    """The region's counts per second of `seconds`."""
+    return {_rate_name(k): _per(out.get(k), seconds) for k in _RATES}
+
+
 
 
 def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
@@ -143,12 +195,14 @@ def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
     packets = None
     if roi:
         out.update(_guest_metrics(roi))
+        out.update(_rates(out, roi["elapsed_s"]))
         out.update({f"guest_{k}": out[k] for k in GUEST_CLOCKED if k in out})
         packets = out["packets"]
     if gem5:
-        out.update(_gem5_metrics(gem5, packets))
+        out.update(_gem5_metrics(gem5, (out["rx_packets"], out["tx_packets"]) if roi else None))
         if gem5.get("sim_seconds"):
-            out.update(_over_gem5_time(out, gem5["sim_seconds"]))
+            out["elapsed_s"] = gem5["sim_seconds"]
+            out.update(_rates(out, gem5["sim_seconds"]))
         cpu = _gem5_cpu(gem5, threads_per_core)
         out.update(cpu)
         if cpu and packets:

@@ -55,8 +55,10 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     names = ["stream", "second"]
     gem5 = run_metrics.roi_stats(rd.stats_txt, names)
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
-    # Each dump's catalogue metrics, and its one CPU's busy fraction (never halted: 1).
-    assert gem5 == {"stream": {"board": {**dumps[0], "cpu_busy": [1.0]}},
+    # Each dump's catalogue metrics, the L2's instruction misses (526 of its 778:
+    # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
+    # CPU's busy fraction (never halted: 1).
+    assert gem5 == {"stream": {"board": {**dumps[0], "l2_inst_misses": 526, "cpu_busy": [1.0]}},
                     "second": {"board": {**dumps[1], "cpu_busy": [1.0]}}}
 
     out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
@@ -75,6 +77,10 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     assert first["ctxt_per_s"] == pytest.approx(first["ctxt"] / dumps[0]["sim_seconds"])
     assert first["guest_cpu_util"] == res["board"]["workloads"]["stream"]["roi"]["cpu_util"]
     assert first["cpu_us_per_pkt"] == pytest.approx(1051887500 / 1e6 / first["packets"])
+    # Splits add up to their totals.
+    assert first["l2_inst_misses"] + first["l2_data_misses"] == first["l2_misses"] == 778
+    assert first["load_uops"] + first["store_uops"] + first["other_uops"] == first["uops"]
+    assert first["mem_bytes_read"] + first["mem_bytes_written"] == first["mem_bytes"]
 
 
 def test_gem5_nic_counters_are_the_packet_count():

@@ -59,6 +59,11 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
         "*.committedInsts",
         "processor.*.core.committedInsts",  # v21-v22 standard-library boards
     )),
+    # x86 CPUs commit micro-ops: a locked instruction is one load and one store,
+    # and no counter tells atomics apart (GEM5-NOTES: instruction mix).
+    Metric("uops", "count", "committed micro-ops, all CPUs", ("**.commitStats*.numOps",)),
+    Metric("load_uops", "count", "committed load micro-ops", ("**.commitStats*.numLoadInsts",)),
+    Metric("store_uops", "count", "committed store micro-ops", ("**.commitStats*.numStoreInsts",)),
     Metric("cycles", "cycles", "CPU cycles, summed over CPUs", (
         "*.numCycles",
         "processor.*.core.numCycles",
@@ -78,6 +83,7 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
     # `l2c`, that one sits behind them and is a third level.
     Metric("l2_misses", "count", "L2 cache misses", _caches(
         ("*.l2cache", "l2", "l2c"), ("l2-cache-*", "l2caches*", "l2cache"))),
+    Metric("l3_misses", "count", "L3 cache misses", _caches((), ("l3cache",))),
     # A DRAM controller's system-side totals come first: they are printed even
     # when zero, and its per-requestor `bytes_read` vector is the same count.
     # SimpleMemory (atomic CPUs) has only the vector.
@@ -93,7 +99,11 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
     Metric("nic_rx_pkts", "count", "packets received by the host's NICs", ("**.rxPackets",)),
     Metric("nic_tx_bytes", "bytes", "bytes sent by the host's NICs", ("**.txBytes",)),
     Metric("nic_rx_bytes", "bytes", "bytes received by the host's NICs", ("**.rxBytes",)),
-    Metric("nic_interrupts", "count", "interrupts posted by the host's NICs", ("**.postedInterrupts",)),
+    # The IGbE counts an interrupt it posts before it checks the mask, so masked
+    # attempts (NAPI polling) count too; interrupts delivered are the guest's
+    # nic_irqs (/proc/interrupts).
+    Metric("nic_interrupts", "count", "interrupts the NIC model posted, masked attempts included",
+           ("**.postedInterrupts",)),
 )
 
 METRICS = {m.name: m for m in CATALOGUE}
