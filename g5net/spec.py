@@ -67,6 +67,7 @@ NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 # and become /proc/sys paths: no white space, commas or '=' may end a word early
 # (':' stands for a space in a value, workloads/README.md), no '..' in a key.
 SYSCTL_KEY_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*){0,15}"
+OFFLOAD_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 SYSCTL_VALUE_PATTERN = r"[A-Za-z0-9_.:+/-]{1,256}"
 # Upper bound of integer keys that have no bound of their own: what JSON readers
 # (and gem5's Python) still hold exactly.
@@ -185,6 +186,10 @@ class Host:
     link: dict = _f({}, doc="this host's own link to the switch: speed_gbps and/or delay_us, "
                             "each overriding [link]'s (e.g. a 10 Gbit/s server among 1 Gbit/s "
                             "clients); needs a switch")
+    online_cpus: int = _f(0, lo=0, hi=MAX_CPUS,
+                          doc="CPUs the guest keeps online for the workloads (CPU 0 up to this); "
+                              "the rest are taken offline before the first workload, as the "
+                              "studies varied CPUs on one machine; 0: all")
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
     kernel_args: list = _f([], doc="extra kernel command-line arguments, each one word "
                                    "(e.g. [\"idle=poll\", \"mitigations=off\"]), after the "
@@ -539,6 +544,9 @@ def _check_combinations(spec: Spec) -> None:
                                 f"(servers: {', '.join(s.name for s in spec.servers)})")
         if h.cpu.count > MAX_CPUS:
             raise SpecError(f"{key}.cpu: cores x threads_per_core = {h.cpu.count} exceeds {MAX_CPUS}")
+        if h.online_cpus > h.cpu.count:
+            raise SpecError(f"{key}.online_cpus: {h.online_cpus} is more than the host's "
+                            f"{h.cpu.count} CPUs")
         if h.kernel == "up" and h.cpu.count > 1:
             raise SpecError(f"{key}.kernel: \"up\" boots one CPU but cpu has {h.cpu.count}; "
                             f"set cpu.cores = 1 and cpu.threads_per_core = 1")
@@ -550,6 +558,9 @@ def _check_combinations(spec: Spec) -> None:
         for cpu_key, cpus in (("nic.irq_cpus", h.nic.irq_cpus),):
             _check_cpu_list(f"{key}.{cpu_key}", cpus, h.cpu.count)
         for feat, on in h.nic.offloads.items():
+            if not re.fullmatch(OFFLOAD_PATTERN, feat):
+                raise SpecError(f"{key}.nic.offloads: {feat!r} is not an ethtool feature name "
+                                f"(letters, digits, '_' and '-', as in tso or tx-checksumming)")
             if not isinstance(on, bool):
                 raise SpecError(f"{key}.nic.offloads.{feat}: expected true or false, got {on!r}")
         for name, value in h.sysctl.items():

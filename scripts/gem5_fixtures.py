@@ -6,6 +6,7 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-quickstart/   examples/quickstart-gem5.toml (two 1-CPU hosts)
     gem5-smp/          examples/smp-gem5.toml (two 4-CPU hosts)
     gem5-switched/     examples/switched-gem5.toml (3 clients into 1 server through a switch)
+    gem5-dca/          examples/dca-gem5.toml (integrated NIC, DMA into a shared L3)
 
     .venv/bin/python scripts/gem5_fixtures.py [--only NAME] [--metrics-only]
 
@@ -35,7 +36,8 @@ from g5net.rundir import RunDir  # noqa: E402
 
 FIXTURES = {"gem5-quickstart": REPO / "examples" / "quickstart-gem5.toml",
             "gem5-smp": REPO / "examples" / "smp-gem5.toml",
-            "gem5-switched": REPO / "examples" / "switched-gem5.toml"}
+            "gem5-switched": REPO / "examples" / "switched-gem5.toml",
+            "gem5-dca": REPO / "examples" / "dca-gem5.toml"}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 

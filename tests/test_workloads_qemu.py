@@ -57,3 +57,18 @@ def test_web_single_file_and_zipf_set(cli_run, tmp_path):
     # Bytes per request: the one file plus headers; the Zipf set's popularity-weighted mean.
     assert per_request["single"] == pytest.approx(16384, rel=0.05)
     assert per_request["zipf"] == pytest.approx(expected_zipf, rel=0.25)
+
+
+def test_online_cpus_runs_the_workloads_on_fewer_cpus(cli_run, tmp_path, quickstart_text):
+    text = (quickstart_text.replace("cores = 1", "cores = 2")
+            .replace('kernel = "smp"', 'kernel = "smp"\nonline_cpus = 1')
+            .replace("profile = true", "profile = false"))
+    spec_path = tmp_path / "online.toml"
+    spec_path.write_text(text)
+    assert specmod.load(spec_path).host("client").cpu.count == 2
+    rc, summary = cli_run(spec_path, tmp_path / "store")
+    results = json.loads((Path(summary["run_dir"]) / "results.json").read_text())
+    assert rc == 0, results
+    for host in ("server", "client"):
+        # /proc/stat lists only online CPUs: the region saw one of the two.
+        assert results[host]["workloads"]["stream"]["roi"]["cpus"] == 1

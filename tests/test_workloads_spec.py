@@ -84,3 +84,12 @@ def test_wrk_summary_parses_into_rates():
     with pytest.raises(GuestError, match="no request"):
         results.parse_wrk("G5WRK requests=0 duration_us=2000000 bytes=0 errors=12 lat_mean_us=0 "
                           "lat_p50_us=0 lat_p99_us=0 lat_max_us=0\n")
+
+
+def test_online_cpus_takes_the_others_offline_before_the_workloads():
+    s = spec.loads(PAIR + '[host]\nonline_cpus = 2\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')
+    lines = job.render(s, s.host("client")).splitlines()
+    offline = lines.index("for c in 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done")
+    assert offline < lines.index("g5_roi_begin s stats")
+    with pytest.raises(SpecError, match=r"^hosts\.server\.online_cpus: 8 is more than the host's 4 CPUs"):
+        spec.loads(PAIR + '[host]\nonline_cpus = 8\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')

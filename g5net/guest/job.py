@@ -259,6 +259,14 @@ def _instances(spec: Spec, host: Host, w: Workload) -> list[str]:
     return [f"{line} &" for line in lines] + ["wait"]
 
 
+def _cpu_setup(host: Host) -> list[str]:
+    """CPUs past online_cpus go offline before the first workload."""
+    if not host.online_cpus or host.online_cpus == host.cpu.count:
+        return []
+    cpus = " ".join(str(c) for c in range(host.online_cpus, host.cpu.count))
+    return [f"for c in {cpus}; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done"]
+
+
 def _nic_setup(host: Host) -> list[str]:
     feats = []
     for feat, on in sorted(host.nic.offloads.items()):
@@ -291,7 +299,7 @@ def render(spec: Spec, host: Host) -> str:
         f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
         "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
     ]
-    lines += _nic_setup(host)
+    lines += _cpu_setup(host) + _nic_setup(host)
     for w in spec.workloads:
         lines.append(f"# workload {w.name}: {w.kind}")
         if w.kind in _SETUP:

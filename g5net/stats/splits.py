@@ -27,7 +27,7 @@ DESCRIPTIONS = {
                                 "(with direct cache access they allocate there)"),
 }
 # The standard library's and our hierarchy's names for each level.
-_LEVELS = {"l2": r"l2cache|l2caches\d+|l2-cache-\d+", "l3": r"l3cache"}
+_LEVELS = {"l2": r"l2cache|l2caches\d*|l2-cache-\d+", "l3": r"l3cache"}
 _SPLITS = [
     (f"{level}_inst_misses", re.compile(rf"([^.]+)\.cache_hierarchy\.(?:{names})\.overallMisses::"
                                         rf"(?:[^:]+\.)?inst"))
