@@ -59,6 +59,11 @@ MAX_INSTANCES = 16
 # The 10GbE study's MTU set spans 1500..16000; the e1000 driver accepts up to 16110.
 MTU_RANGE = (68, 16110)
 MAX_CPUS = 64
+# The e1000 driver's interrupt moderation bounds (drivers/net/ethernet/intel/
+# e1000/e1000_param.c): InterruptThrottleRate 100..100000 per second, so a
+# delay of 10 us..10 ms; its four delay timers are 16-bit registers.
+E1000_DELAY_NS = (10_000, 10_000_000)
+E1000_TIMER_MAX = 0xFFFF
 # Experiment, host and workload names become file names, shell words, QEMU
 # option values and kernel parameters: a letter or digit, then letters, digits
 # and . _ - (no white space, quotes, commas or slashes), no "..", 64 at most.
@@ -158,9 +163,22 @@ class Nic:
     tx_fifo_kib: int = _f(384, lo=1, doc="gem5: the NIC's transmit FIFO")
     rx_desc_cache: int = _f(64, lo=1, doc="gem5: receive descriptors the NIC holds on chip")
     tx_desc_cache: int = _f(64, lo=1, doc="gem5: transmit descriptors the NIC holds on chip")
-    intr_delay_ns: int = _f(10000, lo=0,
+    intr_delay_ns: int = _f(10000, lo=0, hi=E1000_DELAY_NS[1],
                             doc="gem5: least time between a NIC's interrupts (the e1000 driver's "
-                                "InterruptThrottleRate, 1e9 / this); 0: no throttling")
+                                "InterruptThrottleRate, 1e9 / this rounded, which the driver takes "
+                                "from 100 to 100000 per second: 10000..10000000 ns); 0: no "
+                                "throttling")
+    rx_int_delay: int = _f(0, lo=0, hi=E1000_TIMER_MAX,
+                           doc="gem5: e1000 RxIntDelay, the receive delay timer (RDTR), in units of "
+                               "1.024 us; 0: interrupt at once (the driver's default)")
+    rx_abs_int_delay: int = _f(8, lo=0, hi=E1000_TIMER_MAX,
+                               doc="gem5: e1000 RxAbsIntDelay (RADV), the most a receive interrupt "
+                                   "waits, 1.024 us units (driver default 8)")
+    tx_int_delay: int = _f(8, lo=0, hi=E1000_TIMER_MAX,
+                           doc="gem5: e1000 TxIntDelay (TIDV), 1.024 us units (driver default 8)")
+    tx_abs_int_delay: int = _f(32, lo=0, hi=E1000_TIMER_MAX,
+                               doc="gem5: e1000 TxAbsIntDelay (TADV), 1.024 us units (driver "
+                                   "default 32)")
     txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
                                                    "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
@@ -403,7 +421,8 @@ def _with_preset(table: dict) -> dict:
     """A host's table over its CPU preset's keys."""
     cpu = table.get("cpu")
     preset = cpu.get("preset") if isinstance(cpu, Mapping) else None
-    return _merge(PRESETS[preset], table) if preset in PRESETS else table
+    # Not a str: no preset here, and _build names the key's bad value.
+    return _merge(PRESETS[preset], table) if isinstance(preset, str) and preset in PRESETS else table
 
 
 def _merge(base: Mapping, over: Mapping) -> dict:
@@ -544,6 +563,10 @@ def _check_combinations(spec: Spec) -> None:
                                 f"(servers: {', '.join(s.name for s in spec.servers)})")
         if h.cpu.count > MAX_CPUS:
             raise SpecError(f"{key}.cpu: cores x threads_per_core = {h.cpu.count} exceeds {MAX_CPUS}")
+        if 0 < h.nic.intr_delay_ns < E1000_DELAY_NS[0]:
+            raise SpecError(f"{key}.nic.intr_delay_ns: {h.nic.intr_delay_ns} is out of range (0 for "
+                            f"no throttling, or {E1000_DELAY_NS[0]}..{E1000_DELAY_NS[1]}: the e1000 "
+                            f"driver throttles to 100..100000 interrupts per second)")
         if h.online_cpus > h.cpu.count:
             raise SpecError(f"{key}.online_cpus: {h.online_cpus} is more than the host's "
                             f"{h.cpu.count} CPUs")

@@ -204,6 +204,23 @@ def test_cmdline_adds_gem5_args_and_interrupt_throttling(quickstart: specmod.Spe
     three = override(quickstart, "[host.nic]\ncount = 3")
     assert "e1000.InterruptThrottleRate=100000,100000,100000 " in \
         cmdline.gem5_cmdline(three.host("client")) + " "
+    # The delay timers only where they differ from the driver's defaults.
+    assert "RxIntDelay" not in line and "TxAbsIntDelay" not in line
+    timers = override(quickstart, "[host.nic]\nrx_int_delay = 32\nrx_abs_int_delay = 128\nintr_delay_ns = 125000")
+    line = cmdline.gem5_cmdline(timers.host("client"))
+    assert "e1000.RxIntDelay=32" in line and "e1000.RxAbsIntDelay=128" in line
+    assert "e1000.InterruptThrottleRate=8000" in line and "TxIntDelay" not in line
+
+
+@pytest.mark.parametrize("table, key", [
+    ("intr_delay_ns = 5000", "intr_delay_ns: 5000 is out of range"),
+    ("intr_delay_ns = 20000000", "intr_delay_ns: 20000000 is out of range"),
+    ("rx_int_delay = 70000", "rx_int_delay: 70000 is out of range"),
+    ("tx_abs_int_delay = -1", "tx_abs_int_delay: -1 is out of range"),
+])
+def test_moderation_the_driver_cannot_take_is_an_error(quickstart: specmod.Spec, table: str, key: str):
+    with pytest.raises(SpecError, match=rf"nic\.{key}"):
+        override(quickstart, f"[host.nic]\n{table}")
 
 
 def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):

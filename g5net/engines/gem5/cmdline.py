@@ -24,8 +24,11 @@ from ...spec import Host
 #   CPUs it takes for old (gem5 reports a Hygon family 0xf part); modern CPUs
 #   get 0, and a simulated CPU needs none.
 GEM5_KERNEL_ARGS = ("idle=halt", "tsc=reliable", "no_timer_check", "cpu_init_udelay=0")
-# e1000 module parameter bounds (Documentation/networking/device_drivers/ethernet/intel/e1000.rst).
-E1000_ITR_RANGE = (100, 100000)
+# The e1000 driver's delay timers (module parameter, spec key, the driver's own
+# default from e1000_param.c): given only where the spec differs, so a default
+# spec's command line, and with it its boot checkpoint, stays as it was.
+E1000_TIMERS = (("RxIntDelay", "rx_int_delay", 0), ("RxAbsIntDelay", "rx_abs_int_delay", 8),
+                ("TxIntDelay", "tx_int_delay", 8), ("TxAbsIntDelay", "tx_abs_int_delay", 32))
 # gem5's local APIC timer counts the CPU clock divided by this (X86LocalApic).
 APIC_TIMER_DIVISOR = 16
 
@@ -48,18 +51,24 @@ def gem5_cmdline(host: Host, hz: int | None = None) -> str:
     only the boot CPU takes the value from the TSC), which with a TSC delay
     loop is TSC cycles per jiffy, the value the boot CPU prints.
 
-    gem5's IGbE has no interrupt-delay parameter: the e1000 driver programs the
-    NIC's interrupt throttle register, so `nic.intr_delay_ns` becomes the
-    driver's InterruptThrottleRate (interrupts per second; 0 turns throttling off),
-    given once per NIC: the driver reads one value per adapter, and adapters
-    without one throttle dynamically.
+    gem5's IGbE models interrupt moderation (its ITR, RDTR, RADV, TIDV and TADV
+    registers), but has no parameter for it: the e1000 driver programs them. So
+    `nic.intr_delay_ns` becomes the driver's InterruptThrottleRate (interrupts
+    per second, 1e9 / the delay rounded; 0 turns throttling off; the spec
+    rejects what the driver would clamp), and the four delay timers its
+    RxIntDelay, RxAbsIntDelay, TxIntDelay and TxAbsIntDelay, each given once
+    per NIC: the driver reads one value per adapter, and adapters without one
+    take its defaults.
     """
     args = [*GEM5_KERNEL_ARGS, f"tsc_early_khz={round(host.cpu.clock_ghz * 1e6)}"]
     if hz:
         args.append(f"lapic_timer_period={round(host.cpu.clock_ghz * 1e9 / APIC_TIMER_DIVISOR / hz)}")
         args.append(f"lpj={round(host.cpu.clock_ghz * 1e9 / hz)}")
     delay = host.nic.intr_delay_ns
-    lo, hi = E1000_ITR_RANGE
-    rate = min(hi, max(lo, round(1e9 / delay))) if delay else 0
+    rate = round(1e9 / delay) if delay else 0
     args.append("e1000.InterruptThrottleRate=" + ",".join([str(rate)] * host.nic.count))
+    for param, key, default in E1000_TIMERS:
+        value = getattr(host.nic, key)
+        if value != default:
+            args.append(f"e1000.{param}=" + ",".join([str(value)] * host.nic.count))
     return kernel_cmdline(host, "gem5", args)
