@@ -118,8 +118,15 @@ PROFILE = tuple(
     m for c in CATEGORIES for m in (
         RunMetric(f"time_{c}_pct", "%", "profile", f"share of the CPU time spent in {c} "
                                                    f"(the categories add up to 100)"),
-        RunMetric(f"time_{c}_us_per_pkt", "us/pkt", "profile", f"CPU time in {c} per packet"),
-    ))
+        RunMetric(f"time_{c}_us_per_pkt", "us/pkt", "profile", f"CPU time in {c} per packet "
+                                                               f"(of gem5's busy time where gem5 ran)"),
+    )) + (
+    RunMetric("profile_throughput_change_pct", "%", "profile",
+              "throughput with the profiler against the same workload without it (the spec's "
+              "unprofiled twin); negative: profiling slowed it"),
+    RunMetric("profile_cpu_us_per_pkt_change_pct", "%", "profile",
+              "CPU time per packet with the profiler against its unprofiled twin"),
+)
 
 _GUEST_UNITS = {m.name: m.unit for m in GUEST}
 

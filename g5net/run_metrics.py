@@ -13,6 +13,7 @@ absent, never 0.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,7 @@ def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
     if w.get("profile"):
         b = profile.breakdown(w["profile"], roi["cpu_ticks"] if roi else None)
         if b is not None:
-            out.update(profile.metrics(b, packets))
+            out.update(profile.metrics(b, packets, out.get("cpu_busy_s")))
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -225,7 +226,36 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
         threads = spec.host(name).cpu.threads_per_core
         hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix), threads)
                        for wname, w in r.get("workloads", {}).items()}
+        for profiled, plain in _profiled_twins(spec):
+            if profiled in hosts[name] and plain in hosts[name]:
+                hosts[name][profiled].update(perturbation(hosts[name][profiled], hosts[name][plain]))
     return {"hosts": hosts, "aggregate": aggregate(spec, hosts)}
+
+
+def _profiled_twins(spec: Spec) -> list[tuple[str, str]]:
+    """(profiled workload, the same workload unprofiled) pairs of the spec: the
+    profiler's cost is measured by running the point both ways."""
+    out = []
+    for w in spec.workloads:
+        if w.profile:
+            twin = next((v for v in spec.workloads
+                         if not v.profile and dataclasses.replace(v, name=w.name, profile=True) == w), None)
+            if twin:
+                out.append((w.name, twin.name))
+    return out
+
+
+def perturbation(profiled: Mapping[str, Any], plain: Mapping[str, Any]) -> dict[str, Any]:
+    """How much profiling changed what it measures, in percent of the unprofiled
+    twin's figure: throughput (negative: profiling slowed the workload) and CPU
+    time per packet (positive: the profiler's own cost)."""
+    out: dict[str, Any] = {}
+    for key, metric in (("profile_throughput_change_pct", "throughput_mbps"),
+                        ("profile_cpu_us_per_pkt_change_pct", "cpu_us_per_pkt")):
+        a, b = profiled.get(metric), plain.get(metric)
+        if a is not None and b:
+            out[key] = 100 * (a / b - 1)
+    return out
 
 
 def aggregate(spec: Spec, hosts: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, Any]:

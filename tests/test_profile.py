@@ -41,12 +41,13 @@ def test_malformed_line_names_it():
 @pytest.mark.parametrize("name, cat", [
     ("e1000_clean_rx_irq", "driver"), ("e1000e_poll", "driver"), ("dma_map_page_attrs", "driver"),
     ("tcp_v4_rcv", "stack"), ("__netif_receive_skb_core", "stack"), ("net_rx_action", "stack"),
-    ("sock_recvmsg", "stack"), ("inet_recvmsg", "stack"), ("csum_partial", "stack"),
+    ("sock_recvmsg", "socket"), ("inet_recvmsg", "socket"), ("lock_sock_nested", "socket"),
+    ("__sys_sendto", "socket"), ("sk_reset_timer", "stack"), ("csum_partial", "stack"),
     ("napi_alloc_skb", "buffer"), ("kmem_cache_alloc_node", "buffer"), ("__kmalloc", "buffer"),
     ("page_frag_alloc_align", "buffer"), ("__alloc_pages", "buffer"), ("skb_release_data", "buffer"),
     ("skb_copy_datagram_iter", "copy"), ("_copy_to_iter", "copy"), ("copy_user_generic_string", "copy"),
     ("csum_partial_copy_generic", "copy"), ("memcpy", "copy"),
-    ("copy_process", "kernel"), ("schedule", "kernel"), ("__x64_sys_recvfrom", "kernel"),
+    ("copy_process", "kernel"), ("schedule", "kernel"), ("__x64_sys_recvfrom", "socket"),
     ("_raw_spin_lock", "kernel"), ("do_idle", "idle"),
 ])
 def test_rules_first_match_wins(name, cat):

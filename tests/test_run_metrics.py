@@ -30,7 +30,7 @@ def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
         assert m["throughput_mbps"] == pytest.approx(900)
         # The breakdown adds up to 100 % and is per packet too.
         shares = [v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")]
-        assert len(shares) == 6 and math.fsum(shares) == pytest.approx(100)
+        assert len(shares) == 7 and math.fsum(shares) == pytest.approx(100)
         assert m["time_driver_us_per_pkt"] > 0
         # No stats.txt (QEMU): gem5 metrics are absent, not zero.
         assert not {"insts", "insts_per_pkt", "l1d_misses_per_pkt"} & set(m)
@@ -95,3 +95,17 @@ def test_gem5_nic_counters_are_the_packet_count():
 
 def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
     assert run_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
+
+
+def test_a_profiled_workload_is_compared_with_its_unprofiled_twin():
+    from g5net import spec as specmod
+    base = ('[hosts.server]\nrole = "server"\n[hosts.client]\nrole = "client"\n'
+            '[workloads.plain]\nkind = "iperf"\nbytes = 1000\n')
+    s = specmod.loads(base + '[workloads.profiled]\nkind = "iperf"\nbytes = 1000\nprofile = true\n'
+                             '[workloads.other]\nkind = "iperf"\nbytes = 2000\nprofile = true\n')
+    # Only a workload that differs in nothing but `profile` is a twin.
+    assert run_metrics._profiled_twins(s) == [("profiled", "plain")]
+    change = run_metrics.perturbation({"throughput_mbps": 900.0, "cpu_us_per_pkt": 12.0},
+                                      {"throughput_mbps": 1000.0, "cpu_us_per_pkt": 10.0})
+    assert change == pytest.approx({"profile_throughput_change_pct": -10.0,
+                                    "profile_cpu_us_per_pkt_change_pct": 20.0})

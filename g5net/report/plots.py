@@ -59,8 +59,8 @@ LINE_PLOTS = (
 
 # One colour per category, stable across reports; warm for the network path,
 # greys for the rest of the kernel, blue for the application.
-CATEGORY_COLOURS = {"driver": "#d62728", "stack": "#ff7f0e", "buffer": "#bcbd22", "copy": "#9467bd",
-                    "kernel": "#7f7f7f", "application": "#1f77b4"}
+CATEGORY_COLOURS = {"driver": "#d62728", "stack": "#ff7f0e", "socket": "#2ca02c", "buffer": "#bcbd22",
+                    "copy": "#9467bd", "kernel": "#7f7f7f", "application": "#1f77b4"}
 SERIES_COLOURS = plt.get_cmap("tab10").colors
 HOST_STYLES = ("-", "--", ":", "-.")
 HOST_MARKERS = ("o", "s", "^", "D")

@@ -7,7 +7,8 @@ from the `::<requestor>` entries of per-requestor vectors.
 - the NIC's DMA as memory saw it: DRAM bytes read and written for requests
   of the NIC (`::ethernet`, `::ethernet1`, ...);
 - the NIC's writes that reached the last-level cache (with direct cache
-  access they allocate there; through an I/O cache they do not come by).
+  access they allocate there; through an I/O cache they do not come by),
+  whole lines arriving from the NIC's DMA buffer as InvalidateReq.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ DESCRIPTIONS = {
     "l3_inst_misses": ("count", "L3 misses of the CPUs' instruction fetches"),
     "nic_dram_bytes_read": ("bytes", "DRAM bytes read for the NIC's DMA requests"),
     "nic_dram_bytes_written": ("bytes", "DRAM bytes written for the NIC's DMA requests"),
-    "llc_nic_writes": ("count", "the NIC's write requests that reached the last-level cache "
-                                "(with direct cache access they allocate there)"),
+    "llc_nic_writes": ("count", "the NIC's line writes that reached the last-level cache (with "
+                                "direct cache access they allocate there; through an I/O cache "
+                                "none do)"),
 }
 # The standard library's and our hierarchy's names for each level.
 _LEVELS = {"l2": r"l2cache|l2caches\d*|l2-cache-\d+", "l3": r"l3cache"}
@@ -35,8 +37,9 @@ _SPLITS = [
 ] + [
     ("nic_dram_bytes_read", re.compile(r"([^.]+)\.memory\.(?:[^:]+\.)?bytesRead::ethernet\d*")),
     ("nic_dram_bytes_written", re.compile(r"([^.]+)\.memory\.(?:[^:]+\.)?bytesWritten::ethernet\d*")),
+    # A whole-line write leaves the NIC's DMA buffer as an InvalidateReq.
     ("llc_nic_writes", re.compile(r"([^.]+)\.cache_hierarchy\.(?:l3cache|l2cache)\."
-                                  r"(?:WriteReq|WriteLineReq)\.accesses::ethernet\d*")),
+                                  r"(?:WriteReq|WriteLineReq|InvalidateReq)\.accesses::ethernet\d*")),
 ]
 
 
