@@ -9,7 +9,7 @@ G5NET  := $(BIN)/g5net
 # disk-images/ by the image build and fetched with apt-get download.
 HOST_PACKAGES := $(shell awk '!/^\#/ && NF {print $$1}' disk-images/host-packages.txt)
 
-.PHONY: help deps artifacts demo test test-fast bench clean
+.PHONY: help deps artifacts demo test test-fast bench docs clean
 
 help:
 	@echo "make demo       install what is missing, build kernel + image, run the quickstart"
@@ -17,6 +17,7 @@ help:
 	@echo "make test-fast  unit tests only (no guest boots, no builds)"
 	@echo "make bench      speed figures (quickstart wall time, boot time, parser MB/s, ...)"
 	@echo "make artifacts  build (or reuse) the kernels and the disk image"
+	@echo "make docs       regenerate docs/spec.md and docs/metrics.md from the code"
 
 deps: $(BIN)/.installed
 	@missing=""; for p in $(HOST_PACKAGES); do \
@@ -58,6 +59,9 @@ test-fast: $(BIN)/.installed
 
 bench: artifacts
 	$(BIN)/python scripts/bench.py
+
+docs: $(BIN)/.installed
+	$(BIN)/python scripts/gen_docs.py
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -27,12 +27,17 @@ def write_bytes(path: Path, data: bytes) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    dirfd = os.open(path.parent, os.O_RDONLY)
+    sync_dir(path.parent)
+    return path
+
+
+def sync_dir(folder: Path) -> None:
+    """Flush `folder`'s entries (a rename into it) to disk."""
+    dirfd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dirfd)
     finally:
         os.close(dirfd)
-    return path
 
 
 def write_text(path: Path, text: str) -> Path:

@@ -12,12 +12,12 @@ import os
 import signal
 import sys
 
-from . import __version__
-from .errors import G5netError
+from . import __version__, home
+from .errors import G5netError, os_error_text
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
-            "stats", "report", "check", "study")
+            "stats", "report", "check", "study", "spec")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     # it ignored: `kill -INT` must still stop a backgrounded run or sweep cleanly.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
+        home.check()
         return args.func(args) or 0
     except G5netError as e:
         print(f"g5net {args.command}: error: {e}", file=sys.stderr)
@@ -49,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
         # stdout at /dev/null so the interpreter's final flush stays quiet too.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as e:
+        # The environment refused (read-only folder, full disk, a name too long):
+        # bad environment, not a failed experiment, and one line says which path.
+        print(f"g5net {args.command}: error: {os_error_text(e)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"g5net {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -41,9 +41,24 @@ class Gem5Error(EngineError):
     """gem5 is missing, unsuitable, or failed to run."""
 
 
+class OutputError(G5netError):
+    """The output folder cannot take a run or sweep: read-only, full, a name too long."""
+
+
 class StoreError(G5netError):
     """A path holds no run: not a run directory, a sweep directory or a folder of runs."""
 
 
+class CorruptRunError(StoreError):
+    """A run directory's record is damaged (truncated, empty or binary, as a power
+    cut can leave it); the message names the file."""
+
+
 class StudyError(G5netError):
     """A built-in study, its files or its committed results are missing or wrong."""
+
+
+def os_error_text(e: OSError) -> str:
+    """`path: reason` for an OSError, the way every one-line error names a path."""
+    where = f"{e.filename}: " if e.filename is not None else ""
+    return f"{where}{e.strerror or e}"

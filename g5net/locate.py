@@ -7,7 +7,8 @@
 - any other folder holding run directories (`results/` after several
   `g5net run`): those runs.
 
-Runs still being written (`.tmp-*`) are never among them.
+Runs still being written (`.tmp-*`) and damaged runs a sweep moved aside
+(`*.corrupt-<n>`) are never among them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import StoreError
-from .rundir import TMP_PREFIX, RunDir
+from .rundir import SET_ASIDE, TMP_PREFIX, RunDir
 from .sweepdir import SweepDir
 
 KINDS = ("run", "sweep", "folder")
@@ -42,7 +43,7 @@ class Located:
 
 def _runs_in(folder: Path) -> tuple[RunDir, ...]:
     return tuple(RunDir(p.parent) for p in sorted(folder.glob("*/run.json"))
-                 if not p.parent.name.startswith(TMP_PREFIX))
+                 if not p.parent.name.startswith(TMP_PREFIX) and SET_ASIDE not in p.parent.name)
 
 
 def locate(path: Path) -> Located:

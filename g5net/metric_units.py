@@ -39,7 +39,7 @@ def _guest(name: str, unit: str, description: str) -> RunMetric:
     return RunMetric(name, unit, "guest", description)
 
 
-GUEST = (
+GUEST: tuple[RunMetric, ...] = (
     _guest("throughput_mbps", "Mbit/s", "the workload's throughput as its tool reports it "
                                        "(iperf, iperf3, wrk); NetPIPE has peak_mbps instead"),
     _guest("sent_mbps", "Mbit/s", "streams: what the host sent, all its flows together"),
@@ -53,7 +53,7 @@ GUEST = (
     _guest("elapsed_s", "s", "length of the region of interest: simulated seconds where gem5 "
                              "ran, else the guest's clock"),
     _guest("cpu_util", "fraction", "share of CPU time not idle, all CPUs of the host (0..1): from "
-                                   "gem5's CPU power states where gem5 ran, else /proc/stat"),
+                                   "gem5's busy and idle cycles of each CPU where gem5 ran, else /proc/stat"),
     _guest("packets", "count", "packets received and sent by the host's NICs"),
     _guest("rx_packets", "count", "packets received by the host's NICs"),
     _guest("tx_packets", "count", "packets sent by the host's NICs"),
@@ -103,8 +103,8 @@ def _gem5_per_pkt(name: str) -> tuple[RunMetric, ...]:
 
 GEM5 = (
     _gem5("sim_seconds"), _gem5("nic_rx_pkts"), _gem5("nic_tx_pkts"),
-    RunMetric("cpu_busy_s", "s", "gem5", "CPU time not idle, all CPUs of the host, from gem5's "
-                                         "CPU power states"),
+    RunMetric("cpu_busy_s", "s", "gem5", "CPU time not idle, all CPUs of the host added, from "
+                                         "gem5's cycle counters (g5net/stats/cpu_time.py)"),
     RunMetric("gem5_packets", "count", "gem5", "packets of the region by the NIC model's counters "
                                                "(the guest's count where the NIC has none)"),
     RunMetric("cpu_util_per_cpu", "fraction", "gem5", "each CPU's share of the region not halted "

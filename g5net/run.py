@@ -14,9 +14,9 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from . import artifacts, engines, run_metrics, run_record, rundir
+from . import artifacts, atomic, engines, run_metrics, run_record, rundir
 from .engines.base import Artifacts, EngineInfo, Outcome, Progress
-from .errors import GuestError
+from .errors import GuestError, OutputError, os_error_text
 from .guest import results as guest_results
 from .spec import Spec
 
@@ -74,10 +74,27 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
     and image (a test booting a broken image, a user trying a kernel of their own).
     """
     engine = engines.get(spec.experiment.engine)
+    engine.check_spec(spec)
     info = engine.info()
     arts = arts or resolve_artifacts(spec, progress, build=build)
     rid = run_id(spec, arts, info)
-    rd = rundir.begin(store, spec.experiment.name, rid)
+    try:
+        rd = rundir.begin(store, spec.experiment.name, rid)
+    except OSError as e:
+        raise OutputError(f"{store}: cannot make a run directory: {os_error_text(e)}") from e
+    try:
+        return _execute_in(rd, rid, spec, engine, info, arts, store, progress)
+    except OSError as e:
+        if not rd.path.exists():
+            raise  # committed as failed:internal; its run.json says why
+        # The store refused a write (full disk, read-only): no half-made run is left.
+        shutil.rmtree(rd.path, ignore_errors=True)
+        raise OutputError(f"{store}: cannot write the run: {os_error_text(e)}") from e
+
+
+def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine, info: EngineInfo,
+                arts: Artifacts, store: Path, progress: Progress) -> rundir.RunDir:
+    """The run of `spec` in the temporary directory `rd`, committed under `store`."""
     record = run_record.begin(rid, spec.experiment.name, spec.to_dict())
     record["engine"] = {"name": info.name, "binary": str(info.binary), "version": info.version,
                         "digest": info.digest}
@@ -86,7 +103,7 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
         record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)
     record["artifacts"]["image"]["path"] = str(arts.image.path)
     rd.write_json(rd.run_json, record)
-    rd.spec_json.write_text(spec.to_json())
+    atomic.write_text(rd.spec_json, spec.to_json())
     t0 = time.monotonic()
 
     def finish(status: str) -> rundir.RunDir:

@@ -60,8 +60,8 @@ def _per(value: float | None, count: float | None) -> float | None:
 
 
 def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """workload -> gem5 host -> catalogue metrics (and `cpu_busy`, each CPU's busy
-    fraction), from the workloads' stats dumps.
+    """workload -> gem5 host -> catalogue metrics, the splits (stats/splits.py) and
+    `cpu_cycles`, each CPU's (busy, all) cycles, from the workloads' stats dumps.
 
     The guest brackets each workload with `m5 resetstats` / `m5 dumpstats`, in
     spec order, so dump i is workload i; later dumps (gem5's own at exit) are
@@ -77,26 +77,22 @@ def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, 
                 metrics[host].update(values)
         for host, cpus in per_cpu(dump).items():
             if host in metrics:
-                metrics[host]["cpu_busy"] = cpus
+                metrics[host]["cpu_cycles"] = cpus
         out[name] = metrics
     return out
 
 
-# gem5 counts time in ticks of 1 ps (simFreq 10^12 in every configuration here).
-TICKS_PER_S = 1e12
-
-
 def _gem5_cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
-    """CPU utilisation from gem5's power-state residency: per host, per CPU and per core."""
-    # gem5 leaves a state no CPU entered out of the dump: never halted is 0 gated.
-    on, gated = gem5.get("cpu_on_ticks"), gem5.get("cpu_gated_ticks", 0)
-    if on is None or on + gated == 0:
+    """CPU utilisation from gem5's cycle counters (stats/cpu_time.py): per host,
+    per CPU and per core, and the CPUs' busy seconds over the dump."""
+    cpus, seconds = gem5.get("cpu_cycles"), gem5.get("sim_seconds")
+    if not cpus or not seconds:
         return {}
-    out: dict[str, Any] = {"cpu_util": on / (on + gated), "cpu_busy_s": on / TICKS_PER_S}
-    if "cpu_busy" in gem5:
-        out["cpu_util_per_cpu"] = gem5["cpu_busy"]
-        out["cpu_util_per_core"] = per_core(gem5["cpu_busy"], threads_per_core)
-    return out
+    each = [busy / total for busy, total in cpus]
+    return {"cpu_util": sum(b for b, _ in cpus) / sum(t for _, t in cpus),
+            "cpu_busy_s": sum(each) * seconds,
+            "cpu_util_per_cpu": each,
+            "cpu_util_per_core": per_core(each, threads_per_core)}
 
 
 def _gem5_metrics(gem5: dict[str, Any], guest: tuple[int, int] | None) -> dict[str, Any]:

@@ -4,6 +4,8 @@ before it could write one.
 
     run_id, name, status        the run's identity and outcome (g5net/run.py lists the statuses)
     g5net_version, host         what ran it, and where (node, user)
+    g5net_revision              the git commit of the checkout it ran from (-dirty: with
+                                changes); null from an installed wheel
     timings                     started, finished (UTC, ISO 8601), total_s, and the engine's own
     spec                        the resolved spec
     engine, artifacts, boards   when an engine ran: its binary and digest, kernels and
@@ -19,7 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from . import __version__
+from . import __version__, home
 
 
 def now() -> str:
@@ -33,6 +35,7 @@ def begin(run_id: str, name: str, spec: dict[str, Any], started: datetime | None
         "name": name,
         "status": "running",
         "g5net_version": __version__,
+        "g5net_revision": home.revision(),
         "host": {"node": platform.node(), "user": getpass.getuser()},
         "timings": {"started": (started.isoformat(timespec="seconds") if started else now())},
         "spec": spec,

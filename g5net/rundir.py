@@ -7,6 +7,7 @@ renamed into place only once `run.json` holds its final status, so a crash or
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -16,9 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from . import atomic
+from .errors import CorruptRunError
 
 RUN_JSON = "run.json"
 TMP_PREFIX = ".tmp-"
+# A damaged run moved aside is named <dir><SET_ASIDE><n>: no longer a run of the store.
+SET_ASIDE = ".corrupt-"
+# The status a damaged run reads as.
+CORRUPT = "corrupt"
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,52 @@ class RunDir:
         return self.path / f"job-{host}.sh"
 
     def read_run(self) -> dict[str, Any]:
-        return json.loads(self.run_json.read_text())
+        """run.json; CorruptRunError where it is damaged or holds no status."""
+        record = read_record(self.run_json)
+        if not isinstance(record, dict) or not isinstance(record.get("status"), str):
+            raise CorruptRunError(f"{self.run_json}: damaged: not a run record (no status)")
+        return record
+
+    def damage(self) -> str | None:
+        """What is damaged among this run's records (results.json and metrics.json
+        only where present: a failed run may have none); None where nothing is."""
+        try:
+            self.read_run()
+            for path in (self.results_json, self.metrics_json):
+                if path.exists():
+                    read_record(path)
+        except CorruptRunError as e:
+            return str(e)
+        return None
 
     def write_json(self, target: Path, data: Any) -> None:
         """Write whole or not at all: a reader never sees half a file."""
         atomic.write_json(target, data)
+
+
+def read_record(path: Path) -> Any:
+    """One JSON record of a run; CorruptRunError naming the file where it cannot be read."""
+    try:
+        return json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise CorruptRunError(f"{path}: damaged: missing") from None
+    except (OSError, ValueError) as e:  # ValueError: bad JSON, or bytes that are no text
+        raise CorruptRunError(f"{path}: damaged: {e}") from None
+
+
+def set_aside(rd: RunDir) -> Path:
+    """Rename a damaged run out of the way, kept for a look: <dir>.corrupt-<n>."""
+    n = 1
+    while True:
+        target = rd.path.with_name(f"{rd.path.name}{SET_ASIDE}{n}")
+        try:
+            # rename(2) onto an existing empty directory would succeed: mkdir first.
+            target.mkdir()
+        except FileExistsError:
+            n += 1
+            continue
+        os.replace(rd.path, target)
+        return target
 
 
 def console_name(host: str) -> str:
@@ -112,14 +159,35 @@ def begin(store: Path, name: str, run_id: str) -> RunDir:
 def commit(tmp: RunDir, store: Path, name: str, run_id: str) -> RunDir:
     """Move a finished run into place, replacing an older run of the same id."""
     final = store / dir_name(name, run_id)
-    if final.exists():
-        old = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}old-", dir=store))
-        os.replace(final, old / "run")
-        os.replace(tmp.path, final)
-        shutil.rmtree(old, ignore_errors=True)
+    # Another process may commit the same run id between our move-aside and our
+    # rename (rename fails on a non-empty directory): move theirs aside and try again.
+    for _ in range(COMMIT_TRIES - 1):
+        try:
+            os.replace(tmp.path, final)
+            break
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+        _remove_run(final, store)
     else:
         os.replace(tmp.path, final)
+    # Published only once the rename itself is on disk, as the files inside are.
+    atomic.sync_dir(store)
     return RunDir(final)
+
+
+COMMIT_TRIES = 5
+
+
+def _remove_run(final: Path, store: Path) -> None:
+    """Remove a committed run, renaming it to a temporary name first so that no
+    reader sees it half deleted."""
+    old = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}old-", dir=store))
+    try:
+        os.replace(final, old / "run")
+    except FileNotFoundError:
+        pass  # another process moved it first
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def find(store: Path, name: str, run_id: str) -> RunDir | None:

@@ -13,6 +13,11 @@ Layout of a spec file::
 
 Validation happens once, in `load`/`from_dict`; every error names the dotted
 key, the bad value and what is allowed.
+
+Names (experiment.name and the NAME of [hosts.NAME] and [workloads.NAME]) are
+1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit,
+without '..' (NAME_PATTERN): they become file names, shell words, QEMU option
+values and kernel parameters. Numbers are finite; integers are bounded.
 """
 
 from __future__ import annotations
@@ -459,6 +464,10 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     defaults = data.get("host", {})
     if not isinstance(defaults, Mapping):
         raise SpecError(f"host: expected a table, got {defaults!r}")
+    one_host = [k for k in NOT_DEFAULTS if k in defaults]
+    if one_host:
+        raise SpecError(f"host.{one_host[0]}: names one host, so it is no default for every host; "
+                        f"set it in a [hosts.<name>] table")
     host_tables = data.get("hosts")
     if not isinstance(host_tables, Mapping) or not host_tables:
         raise SpecError("hosts: at least one [hosts.<name>] table is required, "
@@ -468,7 +477,7 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
         _check_name("hosts", name)
         if not isinstance(table, Mapping):
             raise SpecError(f"hosts.{name}: expected a table, got {table!r}")
-        merged = _with_preset(_merge({k: v for k, v in defaults.items() if k not in NOT_DEFAULTS}, table))
+        merged = _with_preset(_merge(defaults, table))
         hosts += _replicate(_build(Host, merged, f"hosts.{name}", name=name))
 
     wl_tables = data.get("workloads")

@@ -2,20 +2,23 @@
 
 A point's state is its committed run's `run.json` status (`done`, `timeout`,
 `failed:<class>`), else what a runner reports live (`running`, `queued`), else
-`pending`. Hidden `.tmp-*` directories are runs in the making or remains of a
-killed one; they never count as a result.
+`pending`; `corrupt` where a committed run's run.json, results.json or
+metrics.json cannot be read (a sweep runs such a point again, its damaged
+directory moved aside). Hidden `.tmp-*` directories are runs in the making or
+remains of a killed one; they never count as a result.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping
 
 from . import run_record, rundir
-from .errors import RunnerError
+from .errors import CorruptRunError, RunnerError
 from .locate import Located
 from .sweepdir import Plan, PlannedPoint, SweepDir, read
 
@@ -30,9 +33,18 @@ def find(store: Path, point: PlannedPoint) -> rundir.RunDir | None:
 
 
 def status_of(store: Path, point: PlannedPoint) -> str | None:
-    """The committed run's status, or None where the point has none."""
+    """The committed run's status (`corrupt` where its records are damaged), or None
+    where the point has none."""
     rd = find(store, point)
-    return rd.read_run()["status"] if rd else None
+    if rd is None:
+        return None
+    return rundir.CORRUPT if rd.damage() else rd.read_run()["status"]
+
+
+def set_aside_corrupt(store: Path, points: list[PlannedPoint]) -> list[Path]:
+    """Move the damaged runs of `points` out of the way of their reruns; where to."""
+    return [rundir.set_aside(rd) for p in points
+            if (rd := find(store, p)) and rd.damage()]
 
 
 def temporaries(store: Path, point: PlannedPoint | None = None) -> list[Path]:
@@ -66,7 +78,7 @@ def to_run(sd: SweepDir, plan: Plan, retry_failed: bool) -> list[PlannedPoint]:
     todo = []
     for p in plan.points:
         status = status_of(sd.store, p)
-        if status is None or (retry_failed and status != "done"):
+        if status in (None, rundir.CORRUPT) or (retry_failed and status != "done"):
             todo.append(p)
     return todo
 
@@ -95,12 +107,17 @@ def summary_of_runs(found: Located) -> dict[str, Any]:
     counts: dict[str, int] = {}
     points: dict[str, list[dict[str, Any]]] = {}
     for rd in found.runs:
-        record = rd.read_run()
+        record = {"status": rundir.CORRUPT} if rd.damage() else rd.read_run()
         counts[record["status"]] = counts.get(record["status"], 0) + 1
         points.setdefault(record["status"], []).append(
-            {"index": None, "run_id": record["run_id"], "run_dir": str(rd.path), "params": {}})
+            {"index": None, "run_id": record.get("run_id"), "run_dir": str(rd.path), "params": {}})
     return {"sweep": None, "source": str(found.path), "points": len(found.runs),
             "counts": dict(sorted(counts.items())), "by_status": dict(sorted(points.items()))}
+
+
+def warn_skipped(e: CorruptRunError) -> None:
+    """A damaged run is left out of a table, report or check, saying so."""
+    print(f"g5net: warning: {e}; run skipped", file=sys.stderr)
 
 
 # ------------------------------------------------------------------- collect
@@ -117,16 +134,13 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        return {}
+    return rundir.read_record(path) if path.exists() else {}
 
 
 def row(rd: rundir.RunDir, point: PlannedPoint | None = None) -> dict[str, Any]:
     """One run's row; `point`: the sweep point it ran, if it was one."""
     record = rd.read_run()
-    out: dict[str, Any] = {"point": point.index if point else None, "run_id": record["run_id"],
+    out: dict[str, Any] = {"point": point.index if point else None, "run_id": record.get("run_id"),
                            "status": record["status"], "run_dir": rd.path.name}
     for path, value in (point.params if point else {}).items():
         _flatten(f"sweep.{path}", value, out)
@@ -147,9 +161,15 @@ def collect(found: Located) -> tuple[list[str], list[dict[str, Any]]]:
     point order; of a run or a folder of runs, one row per run."""
     if found.sweep:
         plan = read(found.sweep)
-        rows = [row(rd, p) for p in plan.points if (rd := find(found.sweep.store, p))]
+        runs = [(rd, p) for p in plan.points if (rd := find(found.sweep.store, p))]
     else:
-        rows = [row(rd) for rd in found.runs]
+        runs = [(rd, None) for rd in found.runs]
+    rows = []
+    for rd, p in runs:
+        try:
+            rows.append(row(rd, p))
+        except CorruptRunError as e:
+            warn_skipped(e)
     if not rows:
         raise RunnerError(f"{found.path}: no point has a run yet")
     names = {k for r in rows for k in r} - set(LEAD_COLUMNS)

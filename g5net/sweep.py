@@ -35,8 +35,8 @@ import dataclasses
 import difflib
 import itertools
 import json
+import math
 import operator
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -110,7 +110,10 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
     keys = [top]
     rest = parts[1:]
     if top in ("hosts", "workloads"):
-        names = list(data.get(top, {}))
+        tables = data.get(top, {})
+        if not isinstance(tables, Mapping):
+            raise SpecError(f"{where}: {path!r}: {top}: expected a table, got {tables!r}")
+        names = list(tables)
         if not rest or rest[0] not in names:
             got = rest[0] if rest else ""
             raise SpecError(f"{where}: {path!r}: the spec has no {top}.{got} "
@@ -142,8 +145,12 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
 
 def _set(data: dict, keys: tuple[str, ...], value: Any) -> None:
     node = data
-    for k in keys[:-1]:
+    for i, k in enumerate(keys[:-1]):
         node = node.setdefault(k, {})
+        if not isinstance(node, dict):
+            where = ".".join(keys[:i + 1])
+            raise SpecError(f"{where}: expected a table, got {node!r} (the sweep sets "
+                            f"{'.'.join(keys)})")
     node[keys[-1]] = value
 
 
@@ -166,6 +173,13 @@ _CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast
            ast.Gt: operator.gt, ast.GtE: operator.ge}
 _FUNCS = {"min": min, "max": max, "int": int, "float": float, "round": round, "abs": abs}
 MAX_EXPONENT = 64
+# What one derivation may make, checked before an operation that would exceed
+# it runs: a string or list this long, an integer this many bits.
+MAX_EXPRESSION_CHARS = 1000
+MAX_SEQUENCE_LEN = 10_000
+MAX_INT_BITS = 256
+# More points than this is a mistake more often than a study; --max-points says otherwise.
+MAX_POINTS = 10_000
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -180,10 +194,14 @@ def _dotted(node: ast.AST) -> str | None:
 def _parse(where: str, text: Any) -> ast.Expression:
     if not isinstance(text, str):
         raise SpecError(f"{where}: expected an expression in a string, got {text!r}")
+    if len(text) > MAX_EXPRESSION_CHARS:
+        raise SpecError(f"{where}: the expression is longer than {MAX_EXPRESSION_CHARS} characters")
     try:
         tree = ast.parse(text, mode="eval")
-    except SyntaxError as e:
-        raise SpecError(f"{where}: {text!r} is not an expression: {e.msg}") from None
+    except (SyntaxError, ValueError) as e:  # ValueError: a NUL in the text
+        raise SpecError(f"{where}: {text!r} is not an expression: {getattr(e, 'msg', e)}") from None
+    except (RecursionError, MemoryError):
+        raise SpecError(f"{where}: the expression is nested too deeply") from None
     for node in ast.walk(tree):
         allowed = (ast.Expression, ast.Constant, ast.Name, ast.Attribute, ast.BinOp, ast.UnaryOp,
                    ast.Compare, ast.BoolOp, ast.IfExp, ast.Call, ast.Load, ast.And, ast.Or,
@@ -208,9 +226,8 @@ def _eval(node: ast.AST, lookup) -> Any:
         return lookup(_dotted(node))
     if isinstance(node, ast.BinOp):
         left, right = _eval(node.left, lookup), _eval(node.right, lookup)
-        if isinstance(node.op, ast.Pow) and abs(right) > MAX_EXPONENT:
-            raise ValueError(f"exponent {right} is larger than {MAX_EXPONENT}")
-        return _BINOPS[type(node.op)](left, right)
+        _check_operands(node.op, left, right)
+        return _check_result(_BINOPS[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp):
         return _UNOPS[type(node.op)](_eval(node.operand, lookup))
     if isinstance(node, ast.Compare):
@@ -227,8 +244,35 @@ def _eval(node: ast.AST, lookup) -> Any:
     if isinstance(node, ast.IfExp):
         return _eval(node.body if _eval(node.test, lookup) else node.orelse, lookup)
     if isinstance(node, ast.Call):
-        return _FUNCS[node.func.id](*(_eval(a, lookup) for a in node.args))
+        return _check_result(_FUNCS[node.func.id](*(_eval(a, lookup) for a in node.args)))
     raise TypeError(type(node).__name__)  # _parse admits nothing else
+
+
+def _check_operands(op: ast.operator, left: Any, right: Any) -> None:
+    """ValueError for an operation whose result would not fit the limits: refused
+    before it runs, as computing it could take minutes or gigabytes."""
+    if isinstance(op, ast.Pow):
+        if abs(right) > MAX_EXPONENT:
+            raise ValueError(f"exponent {right} is larger than {MAX_EXPONENT}")
+        if _is_int(left) and _is_int(right) and left.bit_length() * right > MAX_INT_BITS:
+            raise ValueError(f"{left} ** {right} has more than {MAX_INT_BITS} bits")
+    if isinstance(op, ast.Mult):
+        for seq, times in ((left, right), (right, left)):
+            if (isinstance(seq, (str, list)) and _is_int(times)
+                    and len(seq) * times > MAX_SEQUENCE_LEN):
+                raise ValueError(f"the result would be longer than {MAX_SEQUENCE_LEN}")
+
+
+def _check_result(value: Any) -> Any:
+    if _is_int(value) and value.bit_length() > MAX_INT_BITS:
+        raise ValueError(f"the result has more than {MAX_INT_BITS} bits")
+    if isinstance(value, (str, list)) and len(value) > MAX_SEQUENCE_LEN:
+        raise ValueError(f"the result is longer than {MAX_SEQUENCE_LEN}")
+    return value
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # -------------------------------------------------------------- expansion
@@ -262,7 +306,8 @@ def _zip_groups(table: Mapping, axes: tuple[Axis, ...]) -> list[tuple[Axis, ...]
     """Groups of axes that advance together, each at the place of its first axis."""
     groups = table.get(ZIP, [])
     by_path = {a.path: a for a in axes}
-    if not isinstance(groups, list) or not all(isinstance(g, list) for g in groups):
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and all(isinstance(p, str) for p in g) for g in groups):
         raise SpecError(f"sweep.zip: expected a list of lists of axis paths, got {groups!r}")
     group_of: dict[str, int] = {}
     for gi, group in enumerate(groups):
@@ -326,6 +371,9 @@ def _point(index: int, base: Mapping, params: dict[str, Any], axes: tuple[Axis, 
                                         f"resolved spec") from None
                 try:
                     value = _eval(d.tree, lookup)
+                except RecursionError:
+                    raise SpecError(f"sweep.derive.\"{d.path}\": {d.expression!r}: nested too "
+                                    f"deeply") from None
                 except (ArithmeticError, TypeError, ValueError) as e:
                     raise SpecError(f"sweep.derive.\"{d.path}\": {d.expression!r}: {e}") from None
                 params[d.path] = value
@@ -341,8 +389,9 @@ def _validate(data: Mapping, source: str) -> Spec:
     return specmod.from_dict({k: v for k, v in data.items() if k != "sweep"}, source=source)
 
 
-def expand(data: Mapping, source: str = "spec") -> Sweep:
-    """Every point of the spec `data` (parsed TOML); a spec without [sweep] is one point."""
+def expand(data: Mapping, source: str = "spec", max_points: int = MAX_POINTS) -> Sweep:
+    """Every point of the spec `data` (parsed TOML); a spec without [sweep] is one point,
+    and one with more than `max_points` is refused before any is built."""
     table = data.get("sweep", {})
     if not isinstance(table, Mapping):
         raise SpecError(f"sweep: expected a table, got {table!r}")
@@ -350,6 +399,10 @@ def expand(data: Mapping, source: str = "spec") -> Sweep:
     axes = _axes(table, base)
     groups = _zip_groups(table, axes)
     derivations = _derivations(table, base, axes)
+    count = math.prod(len(g[0].values) for g in groups)
+    if count > max_points:
+        raise SpecError(f"sweep: {count} points is more than {max_points} "
+                        f"(`g5net sweep --max-points N` allows more)")
     points = []
     seen: dict[str, int] = {}
     combos = itertools.product(*(range(len(g[0].values)) for g in groups))
@@ -366,12 +419,6 @@ def expand(data: Mapping, source: str = "spec") -> Sweep:
     return Sweep(axes, derivations, tuple(points))
 
 
-def load(path: str | Path) -> Sweep:
+def load(path: str | Path, max_points: int = MAX_POINTS) -> Sweep:
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read spec: {e.strerror}") from e
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}") from e
-    return expand(data, source=str(path))
+    return expand(specmod.read_toml(path), source=str(path), max_points=max_points)

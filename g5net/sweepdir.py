@@ -121,9 +121,14 @@ def read(sd: SweepDir) -> Plan:
                           f"`g5net sweep SPEC.toml --out {sd.path}` makes one)") from None
     except (OSError, ValueError) as e:
         raise RunnerError(f"{sd.plan_json}: unreadable: {e}") from e
-    if data.get("version") != PLAN_VERSION:
-        raise RunnerError(f"{sd.plan_json}: plan version {data.get('version')!r} is not "
+    if not isinstance(data, dict) or data.get("version") != PLAN_VERSION:
+        version = data.get("version") if isinstance(data, dict) else None
+        raise RunnerError(f"{sd.plan_json}: plan version {version!r} is not "
                           f"{PLAN_VERSION}; start the sweep again to rewrite it")
-    points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
-                                Resources(**p["resources"])) for p in data["points"])
-    return Plan(data["source"], tuple(data["parameters"]), points)
+    try:
+        points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
+                                    Resources(**p["resources"])) for p in data["points"])
+        return Plan(data["source"], tuple(data["parameters"]), points)
+    except (KeyError, TypeError) as e:
+        raise RunnerError(f"{sd.plan_json}: damaged: {type(e).__name__} {e}; start the sweep "
+                          f"again to rewrite it") from None

@@ -228,6 +228,8 @@ def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
     engine.check_spec(override(quickstart, "[host.nic]\nmtu = 16000"))
     with pytest.raises(Gem5Error, match=r"hosts.server.memory_mb: 4096 exceeds"):
         engine.check_spec(override(quickstart, "[host]\nmemory_mb = 4096"))
+    with pytest.raises(Gem5Error, match=r"hosts.server.cpu.model: \"minor\" does not boot x86 .*#1206"):
+        engine.check_spec(override(quickstart, '[host.cpu]\nmodel = "minor"'))
     with pytest.raises(SpecError, match=r"hosts.server.nic.dca: .*shared last-level cache"):
         override(quickstart, '[host.nic]\nattach = "integrated"\ndca = true\n'
                              '[host.caches]\nl2_shared = false')

@@ -29,7 +29,8 @@ SMP = FIXTURE.parent / "gem5-smp"
 SWITCHED = FIXTURE.parent / "gem5-switched"
 
 
-@pytest.mark.parametrize("fixture", [FIXTURE, SMP, SWITCHED], ids=lambda p: p.name)
+@pytest.mark.parametrize("fixture", [FIXTURE, SMP, SWITCHED, FIXTURE.parent / "gem5-dca"],
+                         ids=lambda p: p.name)
 def test_fixtures_were_made_by_these_configs(fixture: Path):
     provenance = json.loads((fixture / "provenance.json").read_text())
     assert provenance["gem5_version"].startswith("24.")
@@ -124,26 +125,25 @@ def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: 
 
 
 def _hand_cpu_util(stats_txt: Path, host: str) -> tuple[float, list[float]]:
-    """From the text of the first dump alone: the host's and each CPU's share of
-    the region spent ON rather than CLK_GATED (halted)."""
+    """From the text of the first dump alone: the host's and each CPU's busy share,
+    from the simple CPU's busy and idle cycles."""
     text = stats_txt.read_text().split("---------- End Simulation Statistics")[0]
-    ticks: dict[int, dict[str, int]] = {}
-    pattern = rf"^{host}\.processor\.cores(\d+)\.core\.power_state\.pwrStateResidencyTicks::(ON|CLK_GATED)\s+(\d+)"
-    for cpu, state, value in re.findall(pattern, text, re.M):
-        ticks.setdefault(int(cpu), {})[state] = int(value)
-    per_cpu = [t.get("ON", 0) / (t.get("ON", 0) + t.get("CLK_GATED", 0)) for _, t in sorted(ticks.items())]
-    on = sum(t.get("ON", 0) for t in ticks.values())
-    return on / sum(sum(t.values()) for t in ticks.values()), per_cpu
+    cycles: dict[int, dict[str, float]] = {}
+    pattern = rf"^{host}\.processor\.cores(\d*)\.core\.exec_context\.thread_0\.num(Busy|Idle)Cycles\s+([\d.]+)"
+    for cpu, kind, value in re.findall(pattern, text, re.M):
+        cycles.setdefault(int(cpu or 0), {})[kind] = float(value)
+    per_cpu = [c["Busy"] / (c["Busy"] + c["Idle"]) for _, c in sorted(cycles.items())]
+    busy = sum(c["Busy"] for c in cycles.values())
+    return busy / sum(c["Busy"] + c["Idle"] for c in cycles.values()), per_cpu
 
 
 def test_cpu_utilisation_is_gem5s_busy_time_not_the_guests_ticks():
     """examples/smp-gem5.toml's stream, 4 CPUs a host: CPU utilisation from each
-    CPU's ON and CLK_GATED time in stats.txt, computed here by hand; rates over
+    CPU's busy and idle cycles in stats.txt, computed here by hand; rates over
     the dump's simulated seconds. The guest's 10 ms ticks see a region of a few
     simulated ms coarsely: its figure stays beside gem5's as guest_cpu_util."""
     metrics = json.loads((SMP / "metrics.json").read_text())["hosts"]
     sim_seconds = next(iter_dumps(SMP / "stats.txt")).value("simSeconds")
-    differences = []
     for host in ("server", "client"):
         m = metrics[host]["stream"]
         util, per_cpu = _hand_cpu_util(SMP / "stats.txt", host)
@@ -155,5 +155,63 @@ def test_cpu_utilisation_is_gem5s_busy_time_not_the_guests_ticks():
         assert m["ctxt_per_s"] == pytest.approx(m["ctxt"] / sim_seconds)
         print(f"{host}: gem5 {m['cpu_util']:.3f} (per CPU {[round(x, 3) for x in per_cpu]}), "
               f"guest {m['guest_cpu_util']:.3f} over {m['guest_elapsed_s']} s vs {sim_seconds} s")
-        differences.append(abs(m["cpu_util"] - m["guest_cpu_util"]))
-    assert max(differences) > 0.01
+
+    # The dca fixture's receiver, one CPU: the guest counted 8 ticks of 10 ms for
+    # a region of 74 simulated ms, and its busy share in whole ticks (2/3).
+    m = json.loads((DCA / "metrics.json").read_text())["hosts"]["server"]["stream"]
+    util, [only] = _hand_cpu_util(DCA / "stats.txt", "server")
+    assert m["cpu_util"] == pytest.approx(util, rel=1e-9) and util == pytest.approx(only)
+    print(f"dca server: gem5 {m['cpu_util']:.3f} over {m['elapsed_s']} s, guest {m['guest_cpu_util']:.3f} "
+          f"over {m['guest_elapsed_s']} s")
+    assert m["guest_elapsed_s"] != m["elapsed_s"] and abs(m["cpu_util"] - m["guest_cpu_util"]) > 0.02
+
+
+DCA = FIXTURE.parent / "gem5-dca"
+SPLITS = ("l1i_misses", "l1d_misses", "l2_misses", "l2_inst_misses", "l2_data_misses", "l3_misses",
+          "l3_inst_misses", "l3_data_misses", "mem_bytes_read", "mem_bytes_written", "uops",
+          "load_uops", "store_uops", "other_uops", "nic_irqs", "ipi_irqs", "other_irqs")
+
+
+def test_dca_run_holds_every_split_and_they_add_up():
+    """examples/dca-gem5.toml: the integrated NIC writes into a shared L3."""
+    metrics = json.loads((DCA / "metrics.json").read_text())["hosts"]
+    got = json.loads((DCA / "results.json").read_text())
+    stream = next(iter_dumps(DCA / "stats.txt"))
+    for host in ("server", "client"):
+        m = metrics[host]["stream"]
+        for k in SPLITS:
+            assert k in m and f"{k}_per_pkt" in m, (host, k)
+        for k in SPLITS[:-3]:  # gem5's counts, also per received and per sent packet
+            assert f"{k}_per_rx_pkt" in m and f"{k}_per_tx_pkt" in m, (host, k)
+        assert m["l2_inst_misses"] + m["l2_data_misses"] == m["l2_misses"] > 0
+        assert m["l3_inst_misses"] + m["l3_data_misses"] == m["l3_misses"] > 0
+        assert m["load_uops"] + m["store_uops"] + m["other_uops"] == m["uops"] > m["insts"]
+        assert m["mem_bytes_read"] + m["mem_bytes_written"] == m["mem_bytes"]
+        interrupts = got[host]["workloads"]["stream"]["roi"]["interrupts"]
+        assert m["nic_irqs"] + m["ipi_irqs"] + m["other_irqs"] == sum(interrupts.values())
+        assert m["l2_misses_per_rx_pkt"] == pytest.approx(m["l2_misses"] / m["nic_rx_pkts"])
+    # Direct cache access: the receiver's NIC wrote every line of what it received
+    # into the L3, and none of it went to DRAM.
+    server = metrics["server"]["stream"]
+    lines = stream.value("server.ethernet.EtherDevice.rxBytes") / 64
+    assert server["llc_nic_writes"] == pytest.approx(lines, rel=0.1)
+    assert server.get("nic_dram_bytes_written", 0) == 0
+
+
+def test_profile_on_gem5_sums_to_100_beside_what_it_cost():
+    """The dca fixture's stream again under the kernel function profiler: the
+    breakdown's shares add up to 100 %, its per-packet times are shares of
+    gem5's busy time, and the unprofiled run beside it says what profiling cost."""
+    metrics = json.loads((DCA / "metrics.json").read_text())["hosts"]
+    for host in ("server", "client"):
+        m = metrics[host]["stream_profiled"]
+        shares = {k: v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")}
+        assert len(shares) == 7 and sum(shares.values()) == pytest.approx(100)
+        assert m["breakdown"]["time_source"] == "gem5"
+        per_pkt = sum(v for k, v in m.items() if k.startswith("time_") and k.endswith("_us_per_pkt"))
+        assert per_pkt == pytest.approx(m["cpu_us_per_pkt"])
+        assert m["time_driver_pct"] > 0 and m["time_socket_pct"] > 0
+        print(host, {k: round(v, 1) for k, v in shares.items()},
+              f"throughput {m['profile_throughput_change_pct']:+.1f} %, "
+              f"CPU per packet {m['profile_cpu_us_per_pkt_change_pct']:+.1f} %")
+        assert "profile_throughput_change_pct" in m and "profile_cpu_us_per_pkt_change_pct" in m

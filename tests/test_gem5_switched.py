@@ -38,7 +38,8 @@ def check_switched_run(results: dict, metrics: dict, config_ini: str) -> None:
     switches = re.findall(r"^\[(\S+)\]\ntype=EtherSwitch\n(?:.*\n)*?delay=(\d+)", config_ini, re.M)
     assert [d for _, d in switches] == ["1000000"]  # 1 us in ticks (ps)
     speeds = re.findall(r"^type=EtherLink\n(?:.*\n)*?speed=([\d.]+)", config_ini, re.M)
-    assert sorted(float(s) for s in speeds) == [1.0, 8.0, 8.0, 8.0]  # gem5 stores ticks per byte
+    # gem5 stores a link's speed as ticks (ps) per byte: 800 at 10 Gbit/s, 8000 at 1.
+    assert sorted(float(s) for s in speeds) == [800.0, 800.0, 800.0, 8000.0]
 
 
 def test_fixture_shows_three_clients_into_one_server():

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ArtifactError
+from ..home import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 HOST_PACKAGES = REPO / "disk-images" / "host-packages.txt"
 
 

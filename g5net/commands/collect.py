@@ -9,6 +9,7 @@ from pathlib import Path
 from . import add_source
 from .. import store, table
 from ..locate import locate
+from ..long_table import long_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -31,11 +32,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_source(p)
     p.add_argument("-o", "--output", type=Path, required=True, metavar="TABLE",
                    help="output file: .parquet or .csv")
+    p.add_argument("--long", action="store_true",
+                   help="the long (tidy) table instead: one row per run, host, workload and "
+                        "metric, with columns run, status, the swept parameters, host, "
+                        "workload, metric, value, unit (what g5net.load returns)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
-    columns, rows = store.collect(locate(args.source.resolve()))
+    source = args.source.resolve()
+    columns, rows = long_table(source) if args.long else store.collect(locate(source))
     table.write_table(args.output, columns, rows)
     print(f"{args.output}: {len(rows)} rows, {len(columns)} columns", file=sys.stderr)
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import selectors
 import socket
@@ -14,8 +13,8 @@ import tty
 from pathlib import Path
 
 from ..engines.gem5.boards import board_names, console_socket
-from ..errors import G5netError
-from ..rundir import TMP_PREFIX, RunDir
+from ..errors import CorruptRunError, G5netError
+from ..rundir import TMP_PREFIX, RunDir, read_record
 from ..spec import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet
@@ -60,7 +59,7 @@ def find_run(path: Path) -> RunDir:
 
 def main(args: argparse.Namespace) -> int:
     rd = find_run(args.rundir)
-    spec = from_dict(json.loads(rd.spec_json.read_text()), source=str(rd.spec_json))
+    spec = from_dict(read_record(rd.spec_json), source=str(rd.spec_json))
     host = spec.host(args.host)
     if _in_progress(rd):
         if spec.experiment.engine == "gem5":
@@ -75,7 +74,10 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _in_progress(rd: RunDir) -> bool:
-    return rd.path.exists() and _status(rd) in (None, "running")
+    # A run runs under its temporary name only: a committed run whose run.json
+    # is damaged (no status) is not one to wait for.
+    return (rd.path.exists() and rd.path.name.startswith(TMP_PREFIX)
+            and _status(rd) in (None, "running"))
 
 
 def relay_gem5(rd: RunDir, board: str) -> int:
@@ -119,7 +121,7 @@ def follow(path: Path, rd: RunDir) -> int:
 def _status(rd: RunDir) -> str | None:
     try:
         return rd.read_run().get("status")
-    except (OSError, ValueError):
+    except CorruptRunError:
         return None
 
 

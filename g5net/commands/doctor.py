@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from .. import artifacts
+from .. import __version__, artifacts, home
 from ..engines.gem5 import Gem5Engine
 from ..engines.gem5.probe import HOW_TO_POINT
 from ..engines.qemu import QemuEngine
@@ -68,7 +68,8 @@ def artifacts_report() -> dict[str, Any]:
 
 
 def report() -> dict[str, Any]:
-    return {"gem5": gem5_report(), "qemu": qemu_report(), "artifacts": artifacts_report(),
+    return {"g5net": {"version": __version__, "revision": home.revision(), "files": str(home.REPO)},
+            "gem5": gem5_report(), "qemu": qemu_report(), "artifacts": artifacts_report(),
             "cache_dir": str(artifacts.cache_dir())}
 
 
@@ -94,6 +95,9 @@ def render(r: dict[str, Any]) -> str:
         where = a.get("vmlinux") or a.get("path")
         lines.append(f"{name:<10} ok  {where}" if a["ok"] else f"{name:<10} missing  {a['error']}")
     lines.append(f"cache      {r['cache_dir']}")
+    g = r["g5net"]
+    revision = f" ({g['revision']})" if g["revision"] else ""
+    lines.append(f"g5net      {g['version']}{revision}, its files in {g['files']}")
     return "\n".join(lines)
 
 

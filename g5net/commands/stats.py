@@ -111,7 +111,15 @@ def _keep(match: re.Pattern[str] | None, prefix: str | None) -> Keep:
 
 
 def _select(path: Path, choice: int | str) -> Iterator[Dump]:
-    """The chosen dumps, each as soon as it is read (`last` only at the end of the file)."""
+    """The chosen dumps, each as soon as it is read (`last` only at the end of the file).
+    `all` reads the file once more first, here, so that a damaged dump is found
+    before anything is printed."""
+    if choice == "all" and not sum(1 for _ in iter_dumps(path)):
+        raise StatsParseError(f"{path}: holds no stats dumps")
+    return _chosen(path, choice)
+
+
+def _chosen(path: Path, choice: int | str) -> Iterator[Dump]:
     count = 0
     last = None
     for dump in iter_dumps(path):
@@ -153,8 +161,10 @@ def _print_json(dumps: Iterator[Dump], keep: Keep, as_list: bool) -> None:
 
 def _print_csv(dumps: Iterator[Dump], keep: Keep) -> None:
     out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(("dump", "name", "value"))
-    for dump in dumps:
+    for i, dump in enumerate(dumps):
+        # The header with the first dump, not before: a file with none prints nothing.
+        if not i:
+            out.writerow(("dump", "name", "value"))
         out.writerows((dump.index, name, value) for name, value in _rows(dump, keep))
 
 

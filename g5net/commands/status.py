@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "status",
         help="count a sweep's points (or any folder's runs) by status",
         description="Count the points of the sweep directory SOURCE by status: the status in "
-                    "their run's run.json (done, timeout, failed:<class>), running or queued "
+                    "their run's run.json (done, timeout, failed:<class>; corrupt where a run's "
+                    "records cannot be read, which `g5net sweep` runs again), running or queued "
                     "while a runner has them, pending otherwise; and list each point's run "
                     "directory. Of a run directory or a folder of run directories, count its "
                     "runs by the status in their run.json.",

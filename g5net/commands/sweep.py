@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from .. import runners, store, sweep as sweepmod, sweepdir
+from .. import rundir, runners, store, sweep as sweepmod, sweepdir
 from ..runners import local, lock, plan as planmod, slurm
 from ..runners.display import Display
 from ..sweepdir import SweepDir
@@ -76,6 +76,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="with --dry-run: a JSON list, one object per point")
     p.add_argument("--slurm-flag", action="append", default=[], type=_flag, metavar="KEY=VALUE",
                    help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
+    p.add_argument("--max-points", type=_positive, default=sweepmod.MAX_POINTS, metavar="N",
+                   help="refuse a sweep of more than N points (default: %(default)s)")
     p.add_argument("--no-wait", action="store_true",
                    help="slurm: return once submitted; `g5net status DIR` follows it")
     p.set_defaults(func=main)
@@ -99,7 +101,8 @@ def _log(message: str) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    sweep = sweepmod.load(args.spec)
+    sweep = sweepmod.load(args.spec, args.max_points)
+    # experiment.name is validated as one plain file name: this stays in results/.
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name
     sd = SweepDir(out.resolve())
     if args.dry_run:
@@ -109,6 +112,8 @@ def main(args: argparse.Namespace) -> int:
         plan = planmod.make(sweep, str(args.spec), _log)
         sweepdir.write(sd, plan)
         todo = store.to_run(sd, plan, args.retry_failed)
+        for path in store.set_aside_corrupt(sd.store, todo):
+            _log(f"damaged run moved aside to {path}; its point runs again")
         if args.runner == "local":
             _run_local(sd, plan, todo, args.jobs)
         else:
@@ -160,7 +165,7 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int
     rows = []
     for p in plan.points:
         state = store.status_of(sd.store, p) or store.PENDING
-        to_run = state == store.PENDING or (args.retry_failed and state != "done")
+        to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state != "done")
         rows.append({"index": p.index, "run_id": p.run_id, "dir": p.dir_name, "state": state,
                      "will_run": to_run, "boots": p.boots, "params": p.params,
                      "resources": p.resources.to_dict()})

@@ -63,6 +63,10 @@ class Engine(abc.ABC):
     def info(self) -> EngineInfo:
         """The binary this engine would run; EngineError saying how to get one if absent."""
 
+    def check_spec(self, spec: Spec) -> None:
+        """EngineError naming the key, where `spec` asks for what this engine cannot
+        build; run before a run directory exists, and by every dry run."""
+
     @abc.abstractmethod
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         """Boot every host, run the workloads, leave consoles and engine output in `rd`."""

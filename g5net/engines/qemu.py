@@ -76,6 +76,12 @@ def _job_disk(script: str, path: Path) -> None:
     path.write_bytes(data)
 
 
+def _option_value(path: Path) -> str:
+    """A path as one value of a QEMU option list, where a comma ends the value
+    unless doubled (names are validated, but a store path may hold one)."""
+    return str(path).replace(",", ",,")
+
+
 # Guests one run starts: each is a TCG process, and MACs number hosts in a byte.
 MAX_HOSTS = 32
 
@@ -97,6 +103,9 @@ def check_spec(spec: Spec) -> None:
 class QemuEngine(Engine):
     name = "qemu"
 
+    def check_spec(self, spec: Spec) -> None:
+        check_spec(spec)
+
     def info(self) -> EngineInfo:
         found = shutil.which(BINARY)
         if not found:
@@ -110,12 +119,13 @@ class QemuEngine(Engine):
     def _command(self, spec: Spec, art: Artifacts, host: Host, index: int,
                  job_disk: Path, netdevs: list[str]) -> list[str]:
         kern = art.kernels[host.kernel]
+        image, job = _option_value(art.image.path), _option_value(job_disk)
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot", "-nodefaults",
                "-kernel", str(kern.bzimage), "-append", kernel_cmdline(host, self.name),
-               "-drive", f"file={art.image.path},format=raw,if=ide,index=0,snapshot=on",
-               "-drive", f"file={job_disk},format=raw,if=ide,index=1"]
+               "-drive", f"file={image},format=raw,if=ide,index=0,snapshot=on",
+               "-drive", f"file={job},format=raw,if=ide,index=1"]
         # Devices take PCI slots in command-line order and the guest names
         # NICs in slot order, so NIC i is the guest's eth<i>.
         for nic, netdev in enumerate(netdevs):

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReportError
-from ..locate import locate
-from ..rundir import RunDir
+from ..errors import CorruptRunError, ReportError
+from ..locate import Located, locate
+from ..rundir import RunDir, read_record
+from ..store import warn_skipped
 from ..spec import AGGREGATE
 
 # Labels, not parameters: they never make two runs different points.
@@ -78,27 +79,40 @@ def params(spec: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def load_run(path: Path) -> Run:
+    """One run; CorruptRunError where its run.json or metrics.json is damaged."""
     rd = RunDir(path)
-    try:
-        record = rd.read_run()
-    except (OSError, json.JSONDecodeError) as e:
-        raise ReportError(f"{rd.run_json}: cannot read: {e}") from e
-    if "spec" not in record:
-        raise ReportError(f"{rd.run_json}: has no 'spec'")
+    record = rd.read_run()
+    if not isinstance(record.get("spec"), Mapping):
+        raise CorruptRunError(f"{rd.run_json}: damaged: has no 'spec'")
     hosts, aggregate = {}, {}
     if rd.metrics_json.is_file():
-        try:
-            metrics = json.loads(rd.metrics_json.read_text())
-        except json.JSONDecodeError as e:
-            raise ReportError(f"{rd.metrics_json}: not valid JSON: {e}") from e
+        metrics = read_record(rd.metrics_json)
+        if not isinstance(metrics, Mapping):
+            raise CorruptRunError(f"{rd.metrics_json}: damaged: not a table of metrics")
         hosts = metrics.get("hosts", {})
         aggregate = metrics.get("aggregate", {})
     return Run(path, record.get("status", "unknown"), params(record["spec"]), hosts, aggregate)
 
 
 def load(source: Path) -> list[Run]:
-    """The runs `source` names (g5net/locate.py), by name."""
-    return [load_run(rd.path) for rd in locate(source).some_runs()]
+    """The runs `source` names (g5net/locate.py), by name; damaged ones are
+    skipped with a warning, unless every one is."""
+    return intact(locate(source))
+
+
+def intact(found: Located) -> list[Run]:
+    """The runs of `found` whose records can be read; a warning for each other one."""
+    runs = []
+    for rd in found.some_runs():
+        try:
+            runs.append(load_run(rd.path))
+        except CorruptRunError as e:
+            if len(found.runs) == 1:
+                raise
+            warn_skipped(e)
+    if not runs:
+        raise ReportError(f"{found.path}: every run is damaged")
+    return runs
 
 
 def varying(runs: Sequence[Run]) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from ..errors import EngineError, SpecError
 from ..sweep import Sweep
 from ..sweepdir import Plan, PlannedPoint
 
@@ -22,6 +23,10 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
     points = []
     for p in sweep.points:
         engine = p.spec.experiment.engine
+        try:
+            engines.get(engine).check_spec(p.spec)
+        except EngineError as e:
+            raise SpecError(f"sweep point {p.index} ({p.label}): {e}") from None
         if engine not in infos:
             infos[engine] = engines.get(engine).info()
         variants = tuple(sorted({h.kernel for h in p.spec.hosts}))

@@ -9,6 +9,7 @@ account, QOS) come from the command line (`--slurm-flag`), never from code.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import string
 import subprocess
@@ -41,9 +42,19 @@ def sbatch_flag(key: str, value: Any) -> str:
     """The one place an #SBATCH line is written: `key_name` becomes `--key-name`,
     True a bare flag, anything else a shell-quoted value."""
     key = key.replace("_", "-")
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", key):
+        raise RunnerError(f"sbatch flag {key!r}: a flag name is letters, digits and '-'")
     if value is True:
         return f"#SBATCH --{key}"
-    return f"#SBATCH --{key}={shlex.quote(str(value))}"
+    return f"#SBATCH --{key}={shlex.quote(_one_line(f'sbatch flag {key}', str(value)))}"
+
+
+def _one_line(what: str, text: str) -> str:
+    """`text` unchanged if it stays on its line: sbatch reads #SBATCH lines only
+    up to the first line that is not one, and quoting does not join lines."""
+    if not text.isprintable():
+        raise RunnerError(f"{what}: {text!r} holds a line break or control character")
+    return text
 
 
 def array_spec(indices: list[int]) -> str:
@@ -77,7 +88,7 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
     }
     flags.update(site_flags)
     command = shlex.join([python, "-m", "g5net.runners.point", str(sd.path)])
-    return SCRIPT.substitute(name=name, command=command,
+    return SCRIPT.substitute(name=_one_line("experiment.name", name), command=command,
                              flags="\n".join(sbatch_flag(k, v) for k, v in flags.items()))
 
 

@@ -68,13 +68,6 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
         "*.numCycles",
         "processor.*.core.numCycles",
     )),
-    # Time each CPU spent running (ON) and halted (CLK_GATED: idle, woken by an
-    # interrupt), summed over the host's CPUs; every CPU model keeps these, so
-    # CPU utilisation needs no guest clock (GEM5-NOTES: busy and idle per CPU).
-    Metric("cpu_on_ticks", "ticks", "time the host's CPUs ran, summed over CPUs",
-           ("processor.*.core.power_state.pwrStateResidencyTicks::ON",)),
-    Metric("cpu_gated_ticks", "ticks", "time the host's CPUs were halted, summed over CPUs",
-           ("processor.*.core.power_state.pwrStateResidencyTicks::CLK_GATED",)),
     Metric("l1i_misses", "count", "L1 instruction cache misses", _caches(
         ("*.icache",), ("l1i-cache-*", "l1icaches*"))),
     Metric("l1d_misses", "count", "L1 data cache misses", _caches(

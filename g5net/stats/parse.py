@@ -68,7 +68,7 @@ def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
                     continue
                 raise ValueError(_misplaced(marker, stats is not None, begin_line))
         except ValueError as e:
-            raise StatsParseError(f"{where}:{lineno}: {e}: {line.rstrip()!r}") from None
+            raise StatsParseError(f"{where}:{lineno}: {e}: {clip(line.rstrip())}") from None
         if name in stats:
             raise StatsParseError(f"{where}:{lineno}: {name} appears twice in the dump "
                                   f"begun at line {begin_line}")
@@ -79,7 +79,9 @@ def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
 
 
 def _number(token: str) -> int | float:
-    return int(token) if token.isdigit() else _float(token)
+    # Integers exactly, negative ones too: through float, -9007199254740993 would change.
+    digits = token[1:] if token.startswith("-") else token
+    return int(token) if digits.isdigit() and digits.isascii() else _float(token)
 
 
 def _percent(token: str) -> float:
@@ -89,11 +91,26 @@ def _percent(token: str) -> float:
 
 
 def _float(token: str) -> float:
-    # float() also reads what gem5 prints for undefined ratios: nan, -nan, inf, -inf.
+    # float() also reads what gem5 prints for undefined ratios: nan, -nan, inf, -inf;
+    # but also 1_000 and digits of other scripts, which gem5 never prints.
     try:
+        if not token.isascii() or "_" in token:
+            raise ValueError
         return float(token)
     except ValueError:
-        raise ValueError(f"{token!r} is not a number") from None
+        raise ValueError(f"{clip(token)} is not a number") from None
+
+
+# An error quotes at most this much of the line at fault: a damaged file can
+# hold a line of hundreds of megabytes.
+QUOTE_CHARS = 200
+
+
+def clip(text: str) -> str:
+    """`text` quoted, cut to QUOTE_CHARS characters."""
+    if len(text) <= QUOTE_CHARS:
+        return repr(text)
+    return f"{text[:QUOTE_CHARS]!r}... ({len(text)} characters)"
 
 
 def _misplaced(marker: str, in_dump: bool, begin_line: int) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ...home import REPO
 from .contract import MEASURE_ONLY_CONFIGS
 
-REPO = Path(__file__).resolve().parents[3]
 CONFIGS = REPO / "configs"
 HOSTS_CONFIG = CONFIGS / "g5net_hosts.py"
 PROBE_CONFIG = CONFIGS / "g5net_probe.py"

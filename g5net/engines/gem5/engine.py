@@ -53,6 +53,11 @@ def check_spec(spec: Spec) -> None:
         raise Gem5Error(f"nic.count: the gem5 engine puts every host's n-th NIC on network n, "
                         f"so all hosts need the same count ({have})")
     for h in spec.hosts:
+        for key in ("model", "boot_model"):
+            if getattr(h.cpu, key) == "minor":
+                raise Gem5Error(f"hosts.{h.name}.cpu.{key}: \"minor\" does not boot x86 full "
+                                f"system on gem5 v24 (\"Invalid microop!\", gem5 issue #1206); "
+                                f"use timing or o3")
         if h.memory_mb > MAX_MEMORY_MB:
             raise Gem5Error(f"hosts.{h.name}.memory_mb: {h.memory_mb} exceeds the {MAX_MEMORY_MB} "
                             f"MiB that gem5's X86Board maps below its I/O hole")
@@ -80,6 +85,9 @@ class Gem5Engine(Engine):
     def __init__(self, binary: Path | None = None) -> None:
         self._binary = binary
         self._build: Gem5Build | None = None
+
+    def check_spec(self, spec: Spec) -> None:
+        check_spec(spec)
 
     def probe(self) -> Gem5Build:
         """What this engine's gem5 binary is, asked once."""

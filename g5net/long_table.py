@@ -1,0 +1,63 @@
+"""The metrics of a run, a sweep or a folder of runs as one long (tidy) table:
+one row per run x host x workload x metric, with the swept parameters as
+columns and each metric's unit (g5net/metric_units.py). `g5net.load` makes
+it a DataFrame; `g5net collect --long` writes it.
+
+Runs are read as reports read them (g5net/report/runs.py). The parameter
+columns are a sweep's planned axes and derived keys (so that a sweep keeps
+its columns while its first points run) and every other key that varies
+across the runs, named as sweeps name them (`host.nic.mtu`,
+`workloads.stream.msg_bytes`). Host `aggregate` is every client of a
+workload together (metrics.json's `aggregate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .locate import locate
+from .metric_units import unit_of
+from .report.runs import Run, intact, varying
+from .spec import AGGREGATE
+from .sweepdir import read
+
+LEAD = ("run", "status")
+TAIL = ("host", "workload", "metric", "value", "unit")
+
+
+def _param(run: Run, key: str) -> Any:
+    """`key` of `run`: a sweep path over one host (`hosts.client.nic.mtu`) is under
+    `host.` in a run whose hosts all share its value."""
+    if key in run.params or not key.startswith("hosts."):
+        return run.params.get(key)
+    return run.params.get("host." + key.split(".", 2)[2])
+
+
+def parameters(runs: Sequence[Run], planned: Sequence[str] = ()) -> list[str]:
+    """The parameter columns: `planned` (a sweep's), then the other varying keys."""
+    return list(dict.fromkeys([*planned, *varying(runs)]))
+
+
+def rows(runs: Sequence[Run], keys: Sequence[str]) -> list[dict[str, Any]]:
+    """Every numeric metric of `runs`, in run, host, workload and metric order;
+    per-flow and breakdown tables are not metrics and stay out."""
+    out = []
+    for run in runs:
+        head = {"run": run.name, "status": run.status, **{k: _param(run, k) for k in keys}}
+        for host in [*run.hosts, AGGREGATE]:
+            for workload, metrics in run.metrics_of(host).items():
+                for metric, value in metrics.items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        out.append({**head, "host": host, "workload": workload, "metric": metric,
+                                    "value": value, "unit": unit_of(metric)})
+    return out
+
+
+def long_table(source: Path) -> tuple[list[str], list[dict[str, Any]]]:
+    """(columns, rows) of the runs `source` names (g5net/locate.py)."""
+    found = locate(source)
+    runs = intact(found)
+    keys = parameters(runs, read(found.sweep).parameters if found.sweep else ())
+    return [*LEAD, *keys, *TAIL], rows(runs, keys)
