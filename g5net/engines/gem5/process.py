@@ -46,8 +46,9 @@ class Stall:
 # wrong. One progress interval (10 simulated ms) takes an atomic CPU seconds
 # of host time; ten minutes without one is a simulator that went wrong.
 BOOT_STALL = Stall(sim_s=2.0, wall_s=600.0)
-# How often, in host seconds, a running phase reports where it is.
-REPORT_EVERY_S = 60.0
+# How often, in host seconds, a running phase reports where it is (a heartbeat:
+# a detailed CPU can take minutes for one simulated millisecond's output).
+REPORT_EVERY_S = 30.0
 
 
 class Watch:
@@ -74,6 +75,8 @@ class Watch:
         self._progress_at = start
         self._previous: Progress | None = None
         self._last_lines: dict[str, str] = {}
+        # (host clock, simulated seconds) of the first progress report: the rate's origin.
+        self._first: tuple[float, float] | None = None
 
     def poll(self) -> str | None:
         """The first panic line seen, as `host: line`."""
@@ -137,8 +140,13 @@ class Watch:
         last = "; ".join(f"{h}: {line[:60]!r}" for h, line in self._last_lines.items() if line)
         # Guests boot only where there is a boot to stall (the boot phase).
         booted = f", booted {len(self.booted_s)}/{len(self._consoles)}" if self._stall else ""
-        return (f"{self.progress.sim_seconds:.3f} simulated s, {running - halted}/{running} CPUs "
-                f"active{booted}" + (f"; {last}" if last else ""))
+        if self._first is None:
+            self._first = (time.monotonic(), self.progress.sim_seconds)
+        host_s = time.monotonic() - self._first[0]
+        rate = (f", {(self.progress.sim_seconds - self._first[1]) * 1e3 / host_s:.2f} simulated ms "
+                f"per host s" if host_s > 1 else "")
+        return (f"{self.progress.sim_seconds:.3f} simulated s{rate}, {running - halted}/{running} "
+                f"CPUs active{booted}" + (f"; {last}" if last else ""))
 
 
 @dataclass(frozen=True)
