@@ -64,8 +64,10 @@ def test_up_kernel_jumbo_frames_two_nics_and_fan_in(gem5_engine, tmp_path):
         assert "eth1" in interrupts and not {"RES", "CAL", "TLB"} & set(interrupts), interrupts
     # The server's iperf took both clients' streams on both of its NICs, in jumbo frames.
     server = results["server"]["workloads"]["stream"]
-    assert [n["nic"] for n in server["per_nic"]] == [0, 1]
-    assert all(n["throughput_mbps"] > 0 for n in server["per_nic"])
+    # One server process per client and NIC, each with its own figures.
+    assert sorted((i["peer"], i["nic"]) for i in server["instances"]) == \
+        [("client", 0), ("client", 1), ("client-1", 0), ("client-1", 1)]
+    assert all(i["throughput_mbps"] > 0 for i in server["instances"])
     for dev, counters in server["roi"]["netdev"].items():
         assert counters["rx_bytes"] / counters["rx_packets"] > 4000, (dev, counters)
     for client in ("client", "client-1"):

@@ -124,5 +124,5 @@ def test_quickstart_meets_its_expectations(quickstart):
     for host in ("server", "client"):
         m = summary["metrics"]["hosts"][host]["stream"]
         shares = [v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")]
-        assert len(shares) == 6 and abs(sum(shares) - 100) < 1e-6
+        assert len(shares) == 7 and abs(sum(shares) - 100) < 1e-6  # profile.CATEGORIES
         assert m["time_driver_pct"] > 0 and m["time_stack_pct"] > 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import runners
+from .. import runners, sweep as sweepmod
 from ..report import runs as runsmod
 from ..study import catalog, results
 from ..study.report import write
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     ns = argparse.Namespace(spec=spec, out=args.out or _default_dir(args.name, args.scale),
                             runner=args.runner, jobs=args.jobs, retry_failed=False,
                             dry_run=args.dry_run, json=False, slurm_flag=args.slurm_flag,
-                            no_wait=False)
+                            max_points=sweepmod.MAX_POINTS, no_wait=False)
     return sweepcmd.main(ns)
 
 
