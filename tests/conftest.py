@@ -36,6 +36,17 @@ def _cli_run(spec: Path, store: Path) -> tuple[int, dict]:
     return proc.returncode, json.loads(proc.stdout)
 
 
+def run_example(cli_run: Callable[[Path, Path], tuple[int, dict]], name: str,
+                tmp: Path) -> tuple[dict, dict]:
+    """(results.json, metrics.json) of examples/<name>.toml run as a user runs it;
+    it must succeed."""
+    rc, summary = cli_run(EXAMPLES / f"{name}.toml", tmp / "store")
+    rd = Path(summary["run_dir"])
+    results = json.loads((rd / "results.json").read_text())
+    assert rc == 0, (summary, {h: r.get("workloads") for h, r in results.items()})
+    return results, json.loads((rd / "metrics.json").read_text())
+
+
 @pytest.fixture(scope="session")
 def cli_run() -> Callable[[Path, Path], tuple[int, dict]]:
     """`g5net run SPEC --out STORE --json -q` as a user runs it: (exit status, its JSON summary)."""

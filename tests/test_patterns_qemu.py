@@ -3,15 +3,13 @@ examples for hot-spot, fan-out, both directions, and a fan-in sweep over the
 number of clients (about five minutes on two cores)."""
 
 import csv
-import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, run_example
 
 pytestmark = pytest.mark.slow
 
@@ -22,17 +20,8 @@ G5NET = [sys.executable, "-m", "g5net.cli"]
 CLIENTS = [f"client-{i}" for i in range(1, 5)]
 
 
-def _run(cli_run, name: str, tmp: Path) -> tuple[dict, dict]:
-    """(results.json, metrics.json) of examples/<name>.toml, which must succeed."""
-    rc, summary = cli_run(EXAMPLES / f"{name}.toml", tmp / "store")
-    rd = Path(summary["run_dir"])
-    results = json.loads((rd / "results.json").read_text())
-    assert rc == 0, (summary, {h: r.get("workloads") for h, r in results.items()})
-    return results, json.loads((rd / "metrics.json").read_text())
-
-
 def test_hot_spot_every_client_pingpongs_the_server_at_once(cli_run, tmp_path):
-    results, metrics = _run(cli_run, "hot-spot", tmp_path)
+    results, metrics = run_example(cli_run, "hot-spot", tmp_path)
     assert sorted(results) == sorted(["server"] + CLIENTS)
     latencies = [results[c]["workloads"]["latency"]["latency_us"] for c in CLIENTS]
     print("1-byte latency per client (us):", [round(x, 1) for x in latencies])
@@ -48,7 +37,7 @@ def test_hot_spot_every_client_pingpongs_the_server_at_once(cli_run, tmp_path):
 
 
 def test_fan_out_server_sends_what_the_clients_receive(cli_run, tmp_path):
-    results, metrics = _run(cli_run, "fan-out", tmp_path)
+    results, metrics = run_example(cli_run, "fan-out", tmp_path)
     server = results["server"]["workloads"]["stream"]
     received = [results[c]["workloads"]["stream"]["received_mbps"] for c in CLIENTS]
     print(f"server sent {server['sent_mbps']:.1f} Mb/s; clients received", [round(x, 1) for x in received])
@@ -59,7 +48,7 @@ def test_fan_out_server_sends_what_the_clients_receive(cli_run, tmp_path):
 
 
 def test_both_directions_on_both_hosts(cli_run, tmp_path):
-    results, _ = _run(cli_run, "bidirectional", tmp_path)
+    results, _ = run_example(cli_run, "bidirectional", tmp_path)
     for host in ("server", "client"):
         w = results[host]["workloads"]["stream"]
         print(host, f"sent {w['sent_mbps']:.1f} Mb/s, received {w['received_mbps']:.1f} Mb/s")

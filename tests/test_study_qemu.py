@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 
 pytestmark = pytest.mark.slow
 

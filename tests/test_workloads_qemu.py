@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, run_example
 from g5net import spec as specmod
 
 pytestmark = pytest.mark.slow
@@ -17,16 +17,8 @@ if not shutil.which("qemu-system-x86_64"):
     pytest.skip("qemu-system-x86_64 is not installed (make deps installs it)", allow_module_level=True)
 
 
-def _run(cli_run, name: str, tmp: Path) -> tuple[dict, dict]:
-    rc, summary = cli_run(EXAMPLES / f"{name}.toml", tmp / "store")
-    rd = Path(summary["run_dir"])
-    results = json.loads((rd / "results.json").read_text())
-    assert rc == 0, (summary, {h: r.get("workloads") for h, r in results.items()})
-    return results, json.loads((rd / "metrics.json").read_text())
-
-
 def test_mpi_pingpong_between_two_ranks(cli_run, tmp_path):
-    results, metrics = _run(cli_run, "mpi", tmp_path)
+    results, metrics = run_example(cli_run, "mpi", tmp_path)
     w = results["client"]["workloads"]["mpi"]
     sizes = [p["bytes"] for p in w["points"]]
     print(f"MPI 1-byte latency {w['latency_us']:.1f} us, peak {w['peak_mbps']:.2f} Mb/s over {len(sizes)} sizes")
@@ -39,7 +31,7 @@ def test_mpi_pingpong_between_two_ranks(cli_run, tmp_path):
 
 
 def test_web_single_file_and_zipf_set(cli_run, tmp_path):
-    results, metrics = _run(cli_run, "web", tmp_path)
+    results, metrics = run_example(cli_run, "web", tmp_path)
     spec = specmod.load(EXAMPLES / "web.toml")
     zipf = next(w for w in spec.workloads if w.name == "zipf")
     weights = [1 / k ** zipf.zipf_exponent for k in range(1, len(zipf.file_bytes) + 1)]
