@@ -22,7 +22,11 @@ with the reason in the report (contract.Report, <outdir>/contract.REPORT_NAME).
 
 import sys
 
-from gem5.components.memory.single_channel import SingleChannelDDR4_2400
+from gem5.components.memory.dram_interfaces.ddr3 import DDR3_1600_8x8, DDR3_2133_8x8
+from gem5.components.memory.dram_interfaces.ddr4 import DDR4_2400_8x8
+from gem5.components.memory.dram_interfaces.ddr5 import DDR5_4400_4x8
+from gem5.components.memory.dram_interfaces.lpddr3 import LPDDR3_1600_1x32
+from gem5.components.memory.memory import ChanneledMemory
 from gem5.components.processors.cpu_types import get_cpu_type_from_str
 from gem5.resources.resource import DiskImageResource, KernelResource
 
@@ -62,10 +66,28 @@ def cache_hierarchy(caches, phase: params.Phase):
         l2=l2, l2_shared=c.l2_shared, l3=l3)
 
 
+# spec.MEMORY_TYPES -> gem5's DRAM interfaces (one DIMM of each per channel).
+DRAM = {"ddr3_1600": DDR3_1600_8x8, "ddr3_2133": DDR3_2133_8x8, "ddr4_2400": DDR4_2400_8x8,
+        "ddr5_4400": DDR5_4400_4x8, "lpddr3_1600": LPDDR3_1600_1x32}
+# Channels interleave at cache-line granularity, as gem5's own multi-channel
+# memories do.
+INTERLEAVE_BYTES = 64
+
+
+def memory(spec):
+    return ChanneledMemory(DRAM[spec.memory_type], spec.memory_channels, INTERLEAVE_BYTES,
+                           size=f"{spec.memory_mb}MiB")
+
+
 def placement(nic, phase: params.Phase):
-    if params.contract.boot_nic_attach(nic.attach, phase) == "integrated":
+    attach = params.contract.boot_nic_attach(nic.attach, phase)
+    if attach == "integrated":
         return IntegratedPlacement(dca=nic.dca)
-    return PciePlacement()
+    if phase is params.Phase.BOOT:
+        # The link holds no state: every boot builds the default one, so that
+        # points differing only in their link share a checkpoint.
+        nic = type(nic)()
+    return PciePlacement(nic)
 
 
 def board(run: params.RunParams, host) -> NicX86Board:
@@ -74,7 +96,7 @@ def board(run: params.RunParams, host) -> NicX86Board:
     b = NicX86Board(
         clk_freq=f"{spec.cpu.clock_ghz:g}GHz",
         processor=processor(spec.cpu, run.phase),
-        memory=SingleChannelDDR4_2400(size=f"{spec.memory_mb}MiB"),
+        memory=memory(spec),
         cache_hierarchy=cache_hierarchy(spec.caches, run.phase),
         nics=[IgbeParams.from_spec(spec.nic, mac) for mac in host.macs],
         placement=placement(spec.nic, run.phase))

@@ -69,6 +69,21 @@ MAX_CPUS = 64
 # delay of 10 us..10 ms; its four delay timers are 16-bit registers.
 E1000_DELAY_NS = (10_000, 10_000_000)
 E1000_TIMER_MAX = 0xFFFF
+# PCIe, per lane and direction, after line coding (PCI Express Base
+# Specification: 2.5 and 5 GT/s with 8b/10b, 8 and 16 GT/s with 128b/130b).
+PCIE_LANE_MBYTES_PER_S = {1: 250.0, 2: 500.0, 3: 8000 / 8 * 128 / 130, 4: 16000 / 8 * 128 / 130}
+PCIE_LANES = (1, 2, 4, 8, 16)
+# Max_Payload_Size and Max_Read_Request_Size take these values (Device Control
+# register); after reset they are 128 and 512 bytes.
+PCIE_TRANSFER_BYTES = (128, 256, 512, 1024, 2048, 4096)
+# What each TLP carries besides its data: a 4 DW header (64-bit address) 16 B,
+# the data link layer's sequence number 2 B and LCRC 4 B, framing 2 B.
+PCIE_TLP_OVERHEAD_BYTES = 24
+# A requester without Extended Tag has a 5-bit tag: 32 reads outstanding.
+PCIE_DEFAULT_READ_REQUESTS = 32
+# gem5's DDR interfaces by spec name (gem5.components.memory.dram_interfaces).
+MEMORY_TYPES = ("ddr3_1600", "ddr3_2133", "ddr4_2400", "ddr5_4400", "lpddr3_1600")
+MEMORY_CHANNELS = (1, 2, 4, 8)
 # Experiment, host and workload names become file names, shell words, QEMU
 # option values and kernel parameters: a letter or digit, then letters, digits
 # and . _ - (no white space, quotes, commas or slashes), no "..", 64 at most.
@@ -156,8 +171,8 @@ class Caches:
 class Nic:
     model: str = _f("e1000", choices=("e1000",), doc="gem5 IGbE_e1000 / QEMU e1000")
     attach: str = _f("pcie", choices=NIC_ATTACH,
-                     doc="gem5: where the NIC sits: pcie (behind a PCIe Gen2 x8 link) or integrated "
-                         "(next to the memory bus)")
+                     doc="gem5: where the NIC sits: pcie (behind the PCIe link of the pcie_* keys) "
+                         "or integrated (next to the memory bus)")
     dca: bool = _f(False, doc="integrated only: DMA writes allocate in the last-level cache")
     count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link; NIC i of the host "
                                        "at ip A.B.C.D is A.B.(C+i).D/24, on network i")
@@ -187,6 +202,39 @@ class Nic:
     txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
                                                    "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
+    pcie_gen: int = _f(2, lo=1, hi=4, doc="gem5, attach = pcie: the link's generation (2.5, 5, 8, "
+                                           "16 GT/s per lane)")
+    pcie_lanes: int = _f(8, choices=PCIE_LANES, doc="gem5, attach = pcie: the link's width")
+    pcie_latency_ns: float = _f(200.0, lo=0.0, hi=1e6,
+                                doc="gem5, attach = pcie: one-way latency of link and root complex "
+                                    "(Neugebauer et al., SIGCOMM 2018: round trips of several "
+                                    "hundred ns)")
+    pcie_max_payload: int = _f(128, choices=PCIE_TRANSFER_BYTES,
+                               doc="gem5, attach = pcie: Max_Payload_Size, the data per TLP; each "
+                                   "TLP costs 24 B more on the link")
+    pcie_max_read_request: int = _f(512, choices=PCIE_TRANSFER_BYTES,
+                                    doc="gem5, attach = pcie: Max_Read_Request_Size; the NIC's DMA "
+                                        "reads are split into requests of this size")
+    pcie_read_requests: int = _f(PCIE_DEFAULT_READ_REQUESTS, lo=1, hi=256,
+                                 doc="gem5, attach = pcie: read requests the NIC keeps outstanding "
+                                     "(32: a 5-bit tag; 1: PCI-X's default of one split "
+                                     "transaction)")
+
+    @property
+    def pcie_gbytes_per_s(self) -> float:
+        """The link's raw bandwidth per direction, after line coding."""
+        return PCIE_LANE_MBYTES_PER_S[self.pcie_gen] * self.pcie_lanes / 1000
+
+    @property
+    def pcie_data_gbytes_per_s(self) -> float:
+        """What is left for data once every TLP of Max_Payload_Size has paid its overhead."""
+        mps = self.pcie_max_payload
+        return self.pcie_gbytes_per_s * mps / (mps + PCIE_TLP_OVERHEAD_BYTES)
+
+    @property
+    def pcie_read_bytes_in_flight(self) -> int:
+        """The most DMA-read data outstanding at once: requests x request size."""
+        return self.pcie_read_requests * self.pcie_max_read_request
 
 
 @dataclass(frozen=True)
@@ -201,6 +249,10 @@ class Host:
     peer: str = _f("", doc="the server a client talks to; default: the only server")
     ip: str = _f("", doc="default: 10.0.0.<index+1>")
     memory_mb: int = _f(512, lo=64, hi=65536, doc="guest memory")
+    memory_type: str = _f("ddr4_2400", choices=MEMORY_TYPES,
+                          doc="gem5: the DRAM model of each channel (gem5's DDR interfaces)")
+    memory_channels: int = _f(1, choices=MEMORY_CHANNELS,
+                              doc="gem5: memory channels, interleaved every 64 B")
     kernel: str = _f("smp", choices=KERNEL_VARIANTS,
                      doc="the kernel build it boots: smp (any number of CPUs) or up (one CPU)")
     cpu: Cpu = field(default_factory=Cpu)

@@ -65,6 +65,52 @@ def _cpu_side_count(ini: configparser.ConfigParser, cache: str) -> int:
     return 1
 
 
+def _clock_hz(ini: configparser.ConfigParser, section: str) -> float:
+    return TICKS_PER_S / int(ini.get(ini.get(section, "clk_domain"), "clock").split()[0])
+
+
+def dma_link(ini: configparser.ConfigParser, path: list[dict[str, str]]) -> dict[str, Any]:
+    """What a DMA path's link provides as gem5 built it: the first crossbar's
+    bandwidth (width x clock) and one-way latency, and a Bridge's bound on the
+    data in flight (its response queue, in lines); {} when the path has neither."""
+    out: dict[str, Any] = {}
+    # The path's last crossbar is where it fans out (the I/O bus): not the link.
+    link = next((p["object"] for p in path[:-1] if p["type"] == "NoncoherentXBar"), None)
+    if link:
+        hz = _clock_hz(ini, link)
+        cycles = sum(int(ini.get(link, k)) for k in ("frontend_latency", "forward_latency"))
+        out["gbytes_per_s"] = round(int(ini.get(link, "width")) * hz / 1e9, 3)
+        out["latency_ns"] = round(cycles / hz * 1e9, 1)
+    window = next((p["object"] for p in path if p["type"] == "Bridge"), None)
+    if window:
+        # gem5's DMA moves cache lines: the board's line size.
+        line = int(ini.get(window.split(".")[0], "cache_line_size"))
+        out["dma_window_bytes"] = int(ini.get(window, "resp_size")) * line
+    return out
+
+
+def memory(ini: configparser.ConfigParser, prefix: str) -> dict[str, Any]:
+    """The memory channels under `prefix` and their summed peak bandwidth: each
+    DRAM interface moves burst_length x device_bus_width x devices_per_rank
+    bits per tBURST."""
+    drams = [s for s in ini.sections()
+             if s.startswith(prefix) and ini.get(s, "type", fallback="") == "DRAMInterface"]
+    peak = 0.0
+    for d in drams:
+        bits = 1
+        for key in ("burst_length", "device_bus_width", "devices_per_rank"):
+            bits *= int(ini.get(d, key))
+        peak += bits / 8 / (int(ini.get(d, "tBURST")) / TICKS_PER_S)
+    return {"channels": len(drams), "gbytes_per_s": round(peak / 1e9, 2)}
+
+
+def _nic(ini: configparser.ConfigParser, section: str, prefix: str) -> dict[str, Any]:
+    path = dma_path(ini, section)
+    return {"object": section[len(prefix):], "mac": ini.get(section, "hardware_address"),
+            "dma_path": [{**p, "object": p["object"][len(prefix):]} for p in path],
+            "link": dma_link(ini, path)}
+
+
 def summarise(ini: configparser.ConfigParser, boards: dict[str, str]) -> dict[str, Any]:
     """host -> its CPUs (count, gem5 type, GHz), caches (size, associativity, how
     many requesters share each: CPUs, or the caches above) and NICs (DMA path), for `boards`: host -> board."""
@@ -86,8 +132,7 @@ def summarise(ini: configparser.ConfigParser, boards: dict[str, str]) -> dict[st
             "caches": [{"object": s[len(prefix):], "size_bytes": int(ini.get(s, "size")),
                         "assoc": int(ini.get(s, "assoc")),
                         "requesters": _cpu_side_count(ini, s)} for s in caches],
-            "nics": [{"object": s[len(prefix):], "mac": ini.get(s, "hardware_address"),
-                      "dma_path": [{**p, "object": p["object"][len(prefix):]}
-                                   for p in dma_path(ini, s)]} for s in nics],
+            "memory": memory(ini, prefix),
+            "nics": [_nic(ini, s, prefix) for s in nics],
         }
     return out

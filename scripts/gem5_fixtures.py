@@ -7,6 +7,8 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-smp/          examples/smp-gem5.toml (two 4-CPU hosts)
     gem5-switched/     examples/switched-gem5.toml (3 clients into 1 server through a switch)
     gem5-dca/          examples/dca-gem5.toml (integrated NIC, DMA into a shared L3)
+    gem5-mrrs-512/     examples/pcie-read-request-gem5.toml, its first point (512 B reads)
+    gem5-mrrs-4096/    its second point (4096 B reads)
 
     .venv/bin/python scripts/gem5_fixtures.py [--only NAME] [--metrics-only]
 
@@ -29,20 +31,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from g5net import run, run_metrics, spec as specmod  # noqa: E402
+from g5net import run, run_metrics, spec as specmod, sweep  # noqa: E402
 from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
 from g5net.rundir import RunDir  # noqa: E402
 
-FIXTURES = {"gem5-quickstart": REPO / "examples" / "quickstart-gem5.toml",
-            "gem5-smp": REPO / "examples" / "smp-gem5.toml",
-            "gem5-switched": REPO / "examples" / "switched-gem5.toml",
-            "gem5-dca": REPO / "examples" / "dca-gem5.toml"}
+# name -> (spec, the point of its sweep; None for a spec without one).
+FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None),
+            "gem5-smp": (REPO / "examples" / "smp-gem5.toml", None),
+            "gem5-switched": (REPO / "examples" / "switched-gem5.toml", None),
+            "gem5-dca": (REPO / "examples" / "dca-gem5.toml", None),
+            "gem5-mrrs-512": (REPO / "examples" / "pcie-read-request-gem5.toml", 0),
+            "gem5-mrrs-4096": (REPO / "examples" / "pcie-read-request-gem5.toml", 1)}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 
-def make(name: str, spec_path: Path) -> None:
-    spec = specmod.load(spec_path)
+def make(name: str, spec_path: Path, point: int | None) -> None:
+    spec = specmod.load(spec_path) if point is None else sweep.load(spec_path).points[point].spec
     out = FIXTURE_DIR / name
     with tempfile.TemporaryDirectory() as store:
         rd = run.execute(spec, Path(store))
@@ -59,7 +64,8 @@ def make(name: str, spec_path: Path) -> None:
             shutil.copy(f, out / f.name)
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     boot = json.loads(Gem5Engine().checkpoint(spec, arts).meta.read_text())
-    provenance = {"spec": str(spec_path.relative_to(REPO)), "gem5_version": record["engine"]["version"],
+    provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
+                  "gem5_version": record["engine"]["version"],
                   "configs_digest": configs_digest(), "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
@@ -84,13 +90,14 @@ def remeasure(name: str) -> None:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", choices=sorted(FIXTURES), help="regenerate this fixture alone")
+    p.add_argument("--only", choices=sorted(FIXTURES), action="append",
+                   help="regenerate this fixture (repeatable); default: all")
     p.add_argument("--metrics-only", action="store_true",
                    help="derive metrics.json again from the fixture's stats.txt; no gem5 run")
     args = p.parse_args()
-    for name, spec_path in FIXTURES.items():
-        if args.only in (None, name):
-            remeasure(name) if args.metrics_only else make(name, spec_path)
+    for name, (spec_path, point) in FIXTURES.items():
+        if args.only is None or name in args.only:
+            remeasure(name) if args.metrics_only else make(name, spec_path, point)
     return 0
 
 

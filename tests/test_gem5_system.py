@@ -1,6 +1,7 @@
 """Real gem5 builds the systems a spec describes (`g5net system`), without
-simulating: the NIC placements differ only in the NIC's paths, and the
-niagara2 preset has Niagara 2's shape. Seconds each; skipped, with the
+simulating: the NIC placements differ only in the NIC's paths, the PCIe link
+and the memory are built as the spec asks, and the niagara2 preset has
+Niagara 2's shape. Seconds each; skipped, with the
 reason, where gem5 is missing.
 """
 
@@ -49,8 +50,11 @@ def dma_path(summary: dict, host: str = "client") -> list[tuple[str, str]]:
 
 
 def test_each_placement_takes_dma_where_designed(placements):
-    # PCIe: across the link's upstream crossbar onto the I/O bus (then the I/O cache).
-    assert dma_path(placements["pcie"][1]) == [("pcie_links.upstream", "NoncoherentXBar"),
+    # PCIe: the monitor, the bound on DMA in flight, the link's upstream
+    # crossbar, then the I/O bus (and the I/O cache).
+    assert dma_path(placements["pcie"][1]) == [("pcie_links.dma_monitor", "CommMonitor"),
+                                               ("pcie_links.dma_window", "Bridge"),
+                                               ("pcie_links.upstream", "NoncoherentXBar"),
                                                ("iobus", "NoncoherentXBar")]
     # Integrated: an on-chip DMA buffer straight onto the coherent membus ...
     assert dma_path(placements["integrated"][1]) == [("dma_buffers", "Cache"),
@@ -58,6 +62,43 @@ def test_each_placement_takes_dma_where_designed(placements):
     # ... or, with DCA, above the shared L2, so that DMA writes allocate in it.
     assert dma_path(placements["dca"][1]) == [("dma_buffers", "Cache"),
                                               ("cache_hierarchy.l2bus", "CoherentXBar")]
+
+
+@pytest.mark.parametrize("gen, lanes, mps, raw_gbps, data_gbps", [
+    # Gen1 x4: 4 x 250 MB/s, of which 128 / (128 + 24) is data.
+    (1, 4, 128, 1.0, 1.0 * 128 / 152),
+    # Gen3 x16: 16 x 8 GT/s x 128/130 / 8 bits, 256 B payloads.
+    (3, 16, 256, 15.754, 15.754 * 256 / 280)])
+def test_system_shows_the_pcie_link_the_spec_asks_for(gem5_engine, tmp_path, gen, lanes, mps,
+                                                      raw_gbps, data_gbps):
+    text = (REPO / "examples" / "quickstart-gem5.toml").read_text().replace(
+        'attach = "pcie"', f'attach = "pcie"\npcie_gen = {gen}\npcie_lanes = {lanes}\n'
+        f'pcie_max_payload = {mps}\npcie_latency_ns = 500\npcie_max_read_request = 1024\n'
+        f'pcie_read_requests = 4')
+    spec_path = tmp_path / "link.toml"
+    spec_path.write_text(text)
+    r = subprocess.run([sys.executable, "-m", "g5net.cli", "system", str(spec_path)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    print(r.stdout)
+    assert (f"pcie: Gen{gen} x{lanes}, {raw_gbps:.2f} GB/s per direction, {data_gbps:.2f} GB/s of "
+            f"data in {mps} B payloads, 500 ns one way; reads 4 x 1024 B = 4096 B in flight") in r.stdout
+    # What gem5 built: the crossbars' clock is whole picoseconds, so the
+    # bandwidth is within 0.1% of the asked one and the latency within a cycle.
+    _, summary = build(gem5_engine, specmod.load(spec_path), tmp_path / "built")
+    link = summary["client"]["nics"][0]["link"]
+    assert link["gbytes_per_s"] == pytest.approx(data_gbps, rel=1e-3)
+    assert link["latency_ns"] == pytest.approx(500.0, abs=16 / data_gbps)
+    assert link["dma_window_bytes"] == 4 * 1024
+
+
+def test_memory_type_and_channels_are_built(gem5_engine, tmp_path):
+    d = quickstart().to_dict()
+    for h in d["hosts"].values():
+        h.update(memory_type="ddr3_1600", memory_channels=2)
+    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
+    # Two DDR3-1600 x64 channels: 2 x 1600 MT/s x 8 B.
+    assert summary["server"]["memory"] == {"channels": 2, "gbytes_per_s": 25.6}
 
 
 def _differences(a, b) -> set[tuple[str, str]]:

@@ -38,15 +38,40 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
+def pcie(nic: specmod.Nic) -> dict[str, Any]:
+    """A PCIe-attached NIC's link as the spec asks for it."""
+    return {"gen": nic.pcie_gen, "lanes": nic.pcie_lanes,
+            "gbytes_per_s": round(nic.pcie_gbytes_per_s, 3),
+            "data_gbytes_per_s": round(nic.pcie_data_gbytes_per_s, 3),
+            "latency_ns": nic.pcie_latency_ns, "max_payload": nic.pcie_max_payload,
+            "max_read_request": nic.pcie_max_read_request,
+            "read_requests": nic.pcie_read_requests,
+            "read_bytes_in_flight": nic.pcie_read_bytes_in_flight}
+
+
 def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
     for host, s in summary.items():
         print(f"{host}: {s['cpus']} CPU(s) {', '.join(s['cpu_types'])} at {s['clock_ghz']:g} GHz")
         for c in s["caches"]:
             print(f"  cache {c['object']}: {c['size_bytes'] // 1024} KiB, {c['assoc']}-way, "
                   f"{c['requesters']} requester(s)")
+        m = s["memory"]
+        print(f"  memory: {s['memory_type']}, {m['channels']} channel(s), "
+              f"{m['gbytes_per_s']:g} GB/s peak")
+        if s.get("pcie"):
+            p = s["pcie"]
+            print(f"  pcie: Gen{p['gen']} x{p['lanes']}, {p['gbytes_per_s']:.2f} GB/s per direction, "
+                  f"{p['data_gbytes_per_s']:.2f} GB/s of data in {p['max_payload']} B payloads, "
+                  f"{p['latency_ns']:g} ns one way; reads {p['read_requests']} x "
+                  f"{p['max_read_request']} B = {p['read_bytes_in_flight']} B in flight")
         for n in s["nics"]:
             path = " -> ".join(f"{p['object']} ({p['type']})" for p in n["dma_path"])
             print(f"  nic {n['object']} {n['mac']}: DMA -> {path}")
+            if n["link"]:
+                link = n["link"]
+                print(f"    built: {link['gbytes_per_s']:.2f} GB/s of data, "
+                      f"{link['latency_ns']:g} ns one way, "
+                      f"{link.get('dma_window_bytes', 0)} B of DMA in flight at most")
     if config_ini:
         print(f"config: {config_ini}")
 
@@ -64,6 +89,11 @@ def main(args: argparse.Namespace) -> int:
             print(f"g5net system: {e}", file=sys.stderr)
             return 1
         summary = system.summarise(system.read(ini), board_names(spec))
+    for name, s in summary.items():
+        host = spec.host(name)
+        s["memory_type"] = host.memory_type
+        if host.nic.attach == "pcie":
+            s["pcie"] = pcie(host.nic)
     if args.json:
         json.dump({"hosts": summary, "config_ini": str(ini) if args.out else None},
                   sys.stdout, indent=2)

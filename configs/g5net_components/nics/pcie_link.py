@@ -1,10 +1,18 @@
-"""A PCIe link: one crossbar per direction, sized like the link."""
+"""A PCIe link: one crossbar per direction, sized like the link, behind a
+bound on the NIC's outstanding DMA."""
 
-from m5.objects import IOXBar, SrcClockDomain, SubSystem, VoltageDomain
+from m5.objects import Bridge, CommMonitor, IOXBar, SrcClockDomain, SubSystem, VoltageDomain
 
 # The crossbars move `WIDTH_BYTES` per cycle; the clock is chosen to give the
-# link's bandwidth, so a 4 GB/s link runs them at 250 MHz.
+# link's data bandwidth, so 3.37 GB/s (Gen2 x8, 128 B payloads) runs them at
+# 211 MHz.
 WIDTH_BYTES = 16
+# gem5's DMA engine cuts every transfer into cache lines (DmaPort's
+# ChunkGenerator uses the system's line size), one packet each.
+LINE_BYTES = 64
+# ittReadRead's bins: 20 of 50 ns, so that back-to-back reads (a few ns
+# apart) and reads waiting for a round trip (hundreds of ns) fall apart.
+ITT_MAX_BIN = "1us"
 
 
 class PcieLink(SubSystem):
@@ -12,21 +20,42 @@ class PcieLink(SubSystem):
     the device and their responses back; `upstream` carries the device's DMA.
 
     PCIe is full duplex, so each direction gets its own crossbar with the
-    per-direction bandwidth; a crossbar's latencies are whole cycles of its
-    clock, so the one-way latency is rounded to that clock (4 ns at 4 GB/s).
-    Crossbars rather than a gem5 `Bridge`: a Bridge forwards a fixed address
-    list, and the NIC's BAR is placed by Linux at boot; it has no bandwidth
-    either.
+    per-direction data bandwidth; a crossbar's latencies are whole cycles of
+    its clock, so the one-way latency is rounded to that clock. Crossbars
+    rather than a gem5 `Bridge` for the path itself: a Bridge has no bandwidth.
+
+    Read requests: a device keeps at most `read_requests` requests of
+    `max_read_request` bytes outstanding, so at most their product is in
+    flight; a transfer larger than that waits a round trip per part (the
+    10GbE study's burst-size effect). `dma_window`, a Bridge whose response
+    queue holds that many lines, enforces it. gem5 answers every write too,
+    so the bound also holds the NIC's writes, which PCIe posts and bounds by
+    flow-control credits instead: a difference only where the bound is below
+    a packet (1 request of 512 B against 1514 B frames, not 32 of them).
+    The NIC's `dma` port connects to `dma_monitor` (a CommMonitor, which
+    changes no timing): it records the NIC's DMA as it leaves the device,
+    bytes read and written and the gaps between reads (`ittReadRead`), which
+    a window smaller than a transfer stretches.
     """
 
-    def __init__(self, gbytes_per_s: float, latency_ns: float) -> None:
+    def __init__(self, nic) -> None:
+        """`nic`: the host's spec.Nic, whose pcie_* keys describe the link."""
         super().__init__()
-        clock_mhz = gbytes_per_s * 1000 / WIDTH_BYTES
-        cycles = max(1, round(latency_ns * clock_mhz / 1000))
-        self.clk_domain = SrcClockDomain(clock=f"{clock_mhz:g}MHz",
+        clock_mhz = nic.pcie_data_gbytes_per_s * 1000 / WIDTH_BYTES
+        cycles = max(1, round(nic.pcie_latency_ns * clock_mhz / 1000))
+        self.clk_domain = SrcClockDomain(clock=f"{clock_mhz:.6g}MHz",
                                          voltage_domain=VoltageDomain())
         self.downstream = self._direction(cycles)
         self.upstream = self._direction(cycles)
+        lines = max(1, nic.pcie_read_bytes_in_flight // LINE_BYTES)
+        self.dma_window = Bridge(req_size=lines, resp_size=lines, delay="0ns")
+        self.dma_monitor = CommMonitor(itt_max_bin=ITT_MAX_BIN,
+                                       disable_bandwidth_hists=True,
+                                       disable_burst_length_hists=True,
+                                       disable_outstanding_hists=True,
+                                       disable_transaction_hists=True)
+        self.dma_monitor.mem_side_port = self.dma_window.cpu_side_port
+        self.dma_window.mem_side_port = self.upstream.cpu_side_ports
 
     def _direction(self, cycles: int) -> IOXBar:
         # One cycle to arbitrate; the rest of the latency on the way there and

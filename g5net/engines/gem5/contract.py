@@ -71,9 +71,10 @@ MEASURE_ONLY_CONFIGS = frozenset({
 # The spec keys of a host that decide its state at the checkpoint (dotted
 # paths into a resolved host); the kernel command line, which carries MTU,
 # sysctls and interrupt throttling, is hashed beside them. Everything else
-# (cpu.model, caches, NIC placement, queues and descriptor caches, the link,
-# the workloads) is taken from the measure phase's config after restoring.
-BOOT_HOST_KEYS = ("name", "role", "ip", "memory_mb", "kernel", "cpu.cores",
+# (cpu.model, caches, NIC placement and its PCIe link, queues and descriptor
+# caches, the link, the workloads) is taken from the measure phase's config after restoring.
+BOOT_HOST_KEYS = ("name", "role", "ip", "memory_mb", "memory_type", "memory_channels", "kernel",
+                  "cpu.cores",
                   "cpu.threads_per_core", "cpu.clock_ghz", "cpu.boot_model", "nic.count")
 
 
