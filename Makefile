@@ -9,15 +9,17 @@ G5NET  := $(BIN)/g5net
 # disk-images/ by the image build and fetched with apt-get download.
 HOST_PACKAGES := $(shell awk '!/^\#/ && NF {print $$1}' disk-images/host-packages.txt)
 
-.PHONY: help deps artifacts demo test test-fast bench docs clean
+.PHONY: help deps artifacts demo test test-fast lint bench docs gem5 clean
 
 help:
-	@echo "make demo       install what is missing, build kernel + image, run the quickstart"
+	@echo "make demo       install what is missing, build the quickstart's kernel + image, run it"
 	@echo "make test       the full test suite (boots guests; gem5 tests run where gem5 is found)"
 	@echo "make test-fast  unit tests only (no guest boots, no builds)"
+	@echo "make lint       ruff and mypy (make test runs them first)"
 	@echo "make bench      speed figures (quickstart wall time, boot time, parser MB/s, ...)"
 	@echo "make artifacts  build (or reuse) the kernels and the disk image"
 	@echo "make docs       regenerate docs/spec.md and docs/metrics.md from the code"
+	@echo "make gem5 GEM5_SRC=DIR   build X86 gem5.opt (v24) from your gem5 source tree (~1.5 h on 2 cores)"
 
 deps: $(BIN)/.installed
 	@missing=""; for p in $(HOST_PACKAGES); do \
@@ -42,26 +44,41 @@ artifacts: deps
 # The best engine present; gem5 runs the quickstart sized for it (a detailed
 # CPU takes host minutes per simulated second): ~10 minutes the first time
 # (the boot checkpoint), ~5 after.
-demo: artifacts
+# Only what that spec boots is built first (one kernel and the image); other
+# artifacts are built when a spec first needs them.
+demo: deps
 	@if $(G5NET) doctor --json | $(BIN)/python -c 'import json, sys; sys.exit(not json.load(sys.stdin)["gem5"]["ok"])'; then \
 	  echo "gem5 found: examples/quickstart-gem5.toml"; \
-	  $(G5NET) run examples/quickstart-gem5.toml --out results; \
+	  spec=examples/quickstart-gem5.toml; engine=gem5; \
 	else \
 	  echo "no usable gem5 (g5net doctor says why): examples/quickstart.toml on QEMU"; \
-	  $(G5NET) run examples/quickstart.toml --engine qemu --out results; \
-	fi
+	  spec=examples/quickstart.toml; engine=qemu; \
+	fi; \
+	$(G5NET) artifacts build --for $$spec && $(G5NET) run $$spec --engine $$engine --out results
 
-test: artifacts
+test: lint artifacts
 	$(BIN)/pytest -rs
+
+# Settings in pyproject.toml: ruff's rules, mypy on g5net/.
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test-fast: $(BIN)/.installed
 	$(BIN)/pytest -rs -m "not slow"
 
-bench: artifacts
-	$(BIN)/python scripts/bench.py
+# FRESH=1: time make demo on an empty artifact cache instead (packages, kernel, image, run).
+bench: $(if $(FRESH),deps,artifacts)
+	$(BIN)/python scripts/bench.py $(if $(FRESH),--fresh)
+	$(BIN)/python scripts/bench_stats.py
 
 docs: $(BIN)/.installed
 	$(BIN)/python scripts/gen_docs.py
+
+# gem5 from a source tree you have (checked to be v24 before anything is
+# installed or compiled); ends with the G5NET_GEM5= line to export.
+gem5:
+	@bash scripts/build_gem5.sh "$(GEM5_SRC)"
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -178,10 +178,13 @@ def _split(expr: Any, where: str) -> tuple[str, str, str]:
 def _bound(expr: Any, where: str) -> Bound:
     lhs, op, rhs = _split(expr, where)
     lnum, rnum = _number(lhs), _number(rhs)
-    if (lnum is None) == (rnum is None):
+    if rnum is not None and lnum is None:
+        ref_text, number = lhs, rnum
+    elif lnum is not None and rnum is None:
+        ref_text, number = rhs, lnum
+    else:
         raise CheckError(f"{where}: {expr!r}: a bound compares one metric with one number "
                          f"(relations between points go under [[relation]])")
-    ref_text, number = (lhs, rnum) if rnum is not None else (rhs, lnum)
     _, ref = _ref(ref_text, where, labelled=False)
     return Bound(where, expr, ref, op, number, ref_left=rnum is not None)
 
@@ -224,8 +227,8 @@ def parse(text: str, source: str = "expectations") -> Expectations:
         except CheckError as e:
             raise CheckError(f"{source}: {e}") from None
 
-    bounds = tuple(checked(_bound, e, located(f"bounds[{i}]", e))
-                   for i, e in enumerate(_string_list(data.get("bounds", []), f"{source}: bounds")))
+    bounds = tuple(checked(_bound, b, located(f"bounds[{i}]", b))
+                   for i, b in enumerate(_string_list(data.get("bounds", []), f"{source}: bounds")))
     relations = []
     tables = data.get("relation", [])
     if not isinstance(tables, list):
@@ -238,8 +241,8 @@ def parse(text: str, source: str = "expectations") -> Expectations:
             raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...], "
                              f"and may have name = \"...\""
                              + (f" (unknown: {', '.join(extra)})" if extra else ""))
-        for j, e in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
-            relations.append(checked(_relation, e, table["by"], located(f"{key}.expect[{j}]", e),
+        for j, expr in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
+            relations.append(checked(_relation, expr, table["by"], located(f"{key}.expect[{j}]", expr),
                                      table.get("name", "")))
     if not bounds and not relations:
         raise CheckError(f"{source}: no bounds and no [[relation]]: nothing to check")
@@ -337,9 +340,8 @@ def evaluate(exp: Expectations, runs: Sequence[Run]) -> Outcome:
             checked += 1
             if r.status != "done":
                 failures.append(f"require_done: {r.name} has status {r.status}")
-    for check in (*exp.bounds, *exp.relations):
-        fn = _check_bound if isinstance(check, Bound) else _check_relation
-        n, fails = fn(check, runs)
+    for n, fails in [*(_check_bound(b, runs) for b in exp.bounds),
+                     *(_check_relation(r, runs) for r in exp.relations)]:
         checked += n
         failures += fails
     return Outcome(checked, tuple(failures))

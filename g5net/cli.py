@@ -11,13 +11,24 @@ import importlib
 import os
 import signal
 import sys
+import traceback
 
 from . import __version__, home
 from .errors import G5netError, os_error_text
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
-            "stats", "report", "check", "study", "spec")
+            "stats", "report", "check", "study", "spec", "completion")
+
+CONVENTIONS = """\
+Every command takes -q (no progress lines on stderr; results and errors still
+print) and -v (on an error, also the chain of causes behind it). Commands
+that report take --json (one JSON document on stdout). --out DIR is always a
+folder the command writes into (runs, a sweep, a report); -o FILE the one file
+it writes (collect's table). Flags that do not go together are an error
+naming them (exit status 2).
+
+Start with: g5net run examples/quickstart.toml"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,13 +36,34 @@ def build_parser() -> argparse.ArgumentParser:
         prog="g5net",
         description="Full-system network experiments: two or more Linux hosts linked by "
                     "Ethernet, simulated in gem5 (detailed) or QEMU (fast functional check).",
-        epilog="Start with: g5net run examples/quickstart.toml",
+        epilog=CONVENTIONS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"g5net {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"g5net.commands.{name}").add_parser(sub)
+    for leaf in leaves(parser):
+        _add_verbosity(leaf)
     return parser
+
+
+def leaves(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers that run a command (`run`, `artifacts build`): those without
+    subcommands. argparse has no public way to list subparsers."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        return [parser]
+    return [leaf for s in subs for p in dict.fromkeys(s.choices.values()) for leaf in leaves(p)]
+
+
+def _add_verbosity(p: argparse.ArgumentParser) -> None:
+    # Here, once, so that every command has them and means the same by them.
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress lines on stderr (results and errors still print)")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="on an error, also print the chain of causes behind it")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args) or 0
     except G5netError as e:
         print(f"g5net {args.command}: error: {e}", file=sys.stderr)
+        if args.verbose:
+            traceback.print_exception(e, file=sys.stderr)
         return 2
     except BrokenPipeError:
         # A reader that stops early (`| head`) is not an error of ours; point

@@ -54,6 +54,10 @@ class CorruptRunError(StoreError):
     cut can leave it); the message names the file."""
 
 
+class UsageError(G5netError):
+    """The command line combines flags that do not go together; the message names them."""
+
+
 class StudyError(G5netError):
     """A built-in study, its files or its committed results are missing or wrong."""
 

@@ -24,9 +24,16 @@ CONSOLE_TAIL_CHARS = 3000
 
 
 def resolve_artifacts(spec: Spec, progress: Progress, build: bool = True) -> Artifacts:
-    variants = sorted({h.kernel for h in spec.hosts})
-    kernels = {v: artifacts.kernel(v, build=build, progress=progress) for v in variants}
-    return Artifacts(kernels=kernels, image=artifacts.image(build=build, progress=progress))
+    """The kernels and image `spec` boots; with `build`, one not built yet is
+    built here, first saying which hosts wait for it."""
+    kernels = {}
+    for v in sorted({h.kernel for h in spec.hosts}):
+        hosts = ", ".join(h.name for h in spec.hosts if h.kernel == v)
+        kernels[v] = artifacts.kernel(v, build=build, progress=progress,
+                                      needed_by=f"{spec.experiment.name}: {hosts} boot it")
+    image = artifacts.image(build=build, progress=progress,
+                            needed_by=f"{spec.experiment.name}: every host boots it")
+    return Artifacts(kernels=kernels, image=image)
 
 
 def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:

@@ -70,7 +70,8 @@ def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, 
     if not stats_txt.is_file():
         return {}
     out = {}
-    for dump, name in zip(iter_dumps(stats_txt), workloads):
+    # Workloads first: zip stops at the last workload without reading gem5's exit dump.
+    for name, dump in zip(workloads, iter_dumps(stats_txt)):
         metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
         for host, values in splits(dump).items():
             if host in metrics:

@@ -37,7 +37,7 @@ from typing import Any, Mapping
 try:  # gem5's Python imports this file standalone, without the package
     from .errors import SpecError
 except ImportError:  # pragma: no cover - exercised only inside gem5
-    class SpecError(Exception):
+    class SpecError(Exception):  # type: ignore[no-redef]
         pass
 
 
@@ -452,11 +452,12 @@ def _build(cls: type, data: Mapping, prefix: str, **fixed: Any):
         if name not in data:
             continue
         key = f"{prefix}.{name}"
-        nested = _NESTED.get(f.type)
+        # Annotations are strings (from __future__ import annotations).
+        nested = _NESTED.get(str(f.type))
         if nested:
             kwargs[name] = _build(nested, data[name], key)
         else:
-            kwargs[name] = _check_value(key, data[name], _TYPES[f.type], f.metadata)
+            kwargs[name] = _check_value(key, data[name], _TYPES[str(f.type)], f.metadata)
     return cls(**kwargs)
 
 
@@ -575,7 +576,7 @@ def _resolve_hosts(hosts: list[Host]) -> list[Host]:
     servers = [h.name for h in hosts if h.role == "server"]
     out = []
     for i, h in enumerate(hosts):
-        changes = {}
+        changes: dict[str, Any] = {}
         if not h.ip:
             changes["ip"] = f"10.0.0.{i + 1}"
         if h.role == "client" and not h.peer and len(servers) == 1:

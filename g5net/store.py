@@ -159,6 +159,7 @@ def row(rd: rundir.RunDir, point: PlannedPoint | None = None) -> dict[str, Any]:
 def collect(found: Located) -> tuple[list[str], list[dict[str, Any]]]:
     """(columns, rows): of a sweep, one row per point that has a committed run, in
     point order; of a run or a folder of runs, one row per run."""
+    runs: list[tuple[rundir.RunDir, PlannedPoint | None]]
     if found.sweep:
         plan = read(found.sweep)
         runs = [(rd, p) for p in plan.points if (rd := find(found.sweep.store, p))]

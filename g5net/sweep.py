@@ -39,7 +39,7 @@ import math
 import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from . import spec as specmod
 from .errors import SpecError
@@ -120,7 +120,7 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
                             f"({_nearest(got, names)}have {', '.join(names)})")
         keys.append(rest[0])
         rest = rest[1:]
-    excluded = specmod.NOT_DEFAULTS if top == "host" else ("name",)
+    excluded: tuple[str, ...] = specmod.NOT_DEFAULTS if top == "host" else ("name",)
     prefix = ".".join(keys)
     while rest:
         fields = {n: f for n, f in _fields(cls).items() if n not in excluded}
@@ -130,8 +130,8 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
                             f"({_nearest(name, list(fields))}allowed: {', '.join(fields)})")
         keys.append(name)
         prefix += f".{name}"
-        nested = getattr(specmod, fields[name].type, None)
-        if dataclasses.is_dataclass(nested):
+        nested = getattr(specmod, str(fields[name].type), None)
+        if isinstance(nested, type) and dataclasses.is_dataclass(nested):
             cls, excluded = nested, ()
         elif fields[name].type == "dict" and rest:
             # sysctl and offload names may contain dots themselves.
@@ -165,13 +165,13 @@ def _get(data: Mapping, keys: list[str]) -> Any:
 
 # ------------------------------------------------------------ expressions
 
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
            ast.Pow: operator.pow}
-_UNOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
-_CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+_UNOPS: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
+_CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge}
-_FUNCS = {"min": min, "max": max, "int": int, "float": float, "round": round, "abs": abs}
+_FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "float": float, "round": round, "abs": abs}
 MAX_EXPONENT = 64
 # What one derivation may make, checked before an operation that would exceed
 # it runs: a string or list this long, an integer this many bits.
@@ -244,7 +244,8 @@ def _eval(node: ast.AST, lookup) -> Any:
     if isinstance(node, ast.IfExp):
         return _eval(node.body if _eval(node.test, lookup) else node.orelse, lookup)
     if isinstance(node, ast.Call):
-        return _check_result(_FUNCS[node.func.id](*(_eval(a, lookup) for a in node.args)))
+        func = _FUNCS[_dotted(node.func) or ""]
+        return _check_result(func(*(_eval(a, lookup) for a in node.args)))
     raise TypeError(type(node).__name__)  # _parse admits nothing else
 
 
@@ -324,14 +325,15 @@ def _zip_groups(table: Mapping, axes: tuple[Axis, ...]) -> list[tuple[Axis, ...]
         if len(set(lengths.values())) > 1:
             raise SpecError(f"sweep.zip[{gi}]: zipped axes must have equal lengths, got "
                             + ", ".join(f"{p} has {n}" for p, n in lengths.items()))
-    out, placed = [], set()
+    out: list[tuple[Axis, ...]] = []
+    placed: set[int] = set()
     for a in axes:
-        gi = group_of.get(a.path)
-        if gi is None:
+        in_group = group_of.get(a.path)
+        if in_group is None:
             out.append((a,))
-        elif gi not in placed:
-            placed.add(gi)
-            out.append(tuple(by_path[p] for p in groups[gi]))
+        elif in_group not in placed:
+            placed.add(in_group)
+            out.append(tuple(by_path[p] for p in groups[in_group]))
     return out
 
 

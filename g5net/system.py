@@ -19,9 +19,15 @@ COHERENT = ("CoherentXBar",)
 MEM_SIDE = ("mem_side_ports", "mem_side", "mem_side_port")
 
 
+class _CaseSensitive(configparser.ConfigParser):
+    """gem5's parameter names are case-sensitive; ConfigParser lowers them."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def read(path: Path) -> configparser.ConfigParser:
-    ini = configparser.ConfigParser(interpolation=None, strict=False, delimiters=("=",))
-    ini.optionxform = str  # gem5's parameter names are case-sensitive
+    ini = _CaseSensitive(interpolation=None, strict=False, delimiters=("=",))
     if not ini.read(path):
         raise G5netError(f"{path}: no such config.ini")
     return ini
@@ -44,7 +50,7 @@ def dma_path(ini: configparser.ConfigParser, nic: str) -> list[dict[str, str]]:
     first crossbar that is coherent or fans out (where the route depends on
     the address): e.g. a PCIe link then the I/O bus, or an on-chip buffer then
     the membus."""
-    path = []
+    path: list[dict[str, str]] = []
     section = _owner(ini.get(nic, "dma"))
     while section and len(path) < 16:
         kind = ini.get(section, "type")

@@ -4,7 +4,7 @@ where pyarrow is installed."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ def write_csv(path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]])
         w.writerows(rows)
 
 
-def write_parquet(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
+def write_parquet(path: Path, columns: list[str], rows: Sequence[Mapping[str, Any]]) -> None:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -39,7 +39,7 @@ def write_parquet(path: Path, columns: list[str], rows: list[Mapping[str, Any]])
 WRITERS = {".csv": write_csv, ".parquet": write_parquet}
 
 
-def write_table(path: Path, columns: list[str], rows: list[Mapping[str, Any]]) -> None:
+def write_table(path: Path, columns: list[str], rows: Sequence[Mapping[str, Any]]) -> None:
     writer = WRITERS.get(path.suffix)
     if writer is None:
         raise RunnerError(f"{path}: unknown table format {path.suffix!r} "

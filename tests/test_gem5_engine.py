@@ -223,6 +223,21 @@ def test_moderation_the_driver_cannot_take_is_an_error(quickstart: specmod.Spec,
         override(quickstart, f"[host.nic]\n{table}")
 
 
+@pytest.mark.parametrize("table, message", [
+    ("[host.nic]\npcie_lanes = 3", r"hosts.server.nic.pcie_lanes: 3 is not one of 1, 2, 4, 8, 16"),
+    ("[host.nic]\npcie_gen = 5", r"hosts.server.nic.pcie_gen: 5 is out of range"),
+    ("[host.nic]\npcie_latency_ns = -10", r"hosts.server.nic.pcie_latency_ns: -10"),
+    ("[host.nic]\npcie_max_read_request = 300", r"hosts.server.nic.pcie_max_read_request: 300 is not one of 128"),
+    ("[host.nic]\npcie_read_requests = 0", r"hosts.server.nic.pcie_read_requests: 0 is out of range"),
+    ('[host]\nmemory_type = "ddr9"', r"hosts.server.memory_type: 'ddr9' is not one of 'ddr3_1600'"),
+    ("[host]\nmemory_channels = 3", r"hosts.server.memory_channels: 3 is not one of 1, 2, 4, 8"),
+])
+def test_link_and_memory_the_model_cannot_take_are_errors(quickstart: specmod.Spec, table: str,
+                                                           message: str):
+    with pytest.raises(SpecError, match=message):
+        override(quickstart, table)
+
+
 def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
     # Jumbo frames fit one receive buffer (kernels/patches/e1000-jumbo-single-buffer.patch).
     engine.check_spec(override(quickstart, "[host.nic]\nmtu = 16000"))

@@ -29,8 +29,7 @@ SMP = FIXTURE.parent / "gem5-smp"
 SWITCHED = FIXTURE.parent / "gem5-switched"
 
 
-@pytest.mark.parametrize("fixture", [FIXTURE, SMP, SWITCHED, FIXTURE.parent / "gem5-dca"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("fixture", sorted(FIXTURE.parent.glob("gem5-*")), ids=lambda p: p.name)
 def test_fixtures_were_made_by_these_configs(fixture: Path):
     provenance = json.loads((fixture / "provenance.json").read_text())
     assert provenance["gem5_version"].startswith("24.")
@@ -97,7 +96,12 @@ def test_config_ini_puts_the_nic_on_pcie():
     ini = system.read(FIXTURE / "config.ini")
     summary = system.summarise(ini, board_names(SPEC))
     assert [p["object"] for p in summary["client"]["nics"][0]["dma_path"]] == \
-        ["pcie_links.upstream", "iobus"]
+        ["pcie_links.dma_monitor", "pcie_links.dma_window", "pcie_links.upstream", "iobus"]
+    # The default link, Gen2 x8 at 128 B payloads: 4 GB/s x 128 / 152 of data,
+    # 32 reads of 512 B in flight.
+    link = summary["client"]["nics"][0]["link"]
+    assert link["gbytes_per_s"] == pytest.approx(4 * 128 / 152, rel=1e-3)
+    assert link["dma_window_bytes"] == 32 * 512
     assert summary["client"]["cpu_types"] == ["BaseTimingSimpleCPU"]
 
 

@@ -94,7 +94,7 @@ def test_collect_skips_damaged_runs_with_a_warning(sweep_dir, tmp_path, capsys):
 
 def test_report_and_check_work_for_the_rest(sweep_dir, tmp_path, capsys):
     plan = _damaged_sweep(sweep_dir)
-    assert cli.main(["report", str(sweep_dir.path), "-o", str(tmp_path / "report")]) == 0
+    assert cli.main(["report", str(sweep_dir.path), "--out", str(tmp_path / "report")]) == 0
     assert (tmp_path / "report" / "report.md").is_file()
     assert capsys.readouterr().err.count("run skipped") == 2
     expect = tmp_path / "expect.toml"
@@ -109,7 +109,7 @@ def test_report_and_check_work_for_the_rest(sweep_dir, tmp_path, capsys):
 def test_a_single_damaged_run_is_an_error_naming_it(sweep_dir, tmp_path, capsys):
     plan = _damaged_sweep(sweep_dir)
     run_path = sweep_dir.store / plan.points[1].dir_name
-    assert cli.main(["report", str(run_path), "-o", str(tmp_path / "r")]) == 2
+    assert cli.main(["report", str(run_path), "--out", str(tmp_path / "r")]) == 2
     assert capsys.readouterr().err.startswith(f"g5net report: error: {run_path / 'run.json'}: damaged: ")
 
 

@@ -17,12 +17,13 @@ def _png_size(path):
 def test_sweep_report_has_the_plots_its_parameters_allow(tmp_path, capsys):
     sweep = make_sweep(tmp_path / "sweep")
     out = tmp_path / "report"
-    assert cli.main(["report", str(sweep), "-o", str(out)]) == 0
+    assert cli.main(["report", str(sweep), "--out", str(out)]) == 0
     written = capsys.readouterr().out.split()
     pngs = {p.name for p in out.glob("*.png")}
     # Message size and connections vary; there are no gem5 misses to plot.
     assert pngs == {"bandwidth-cpu-vs-msg-size.png", "ctxt-intr-vs-connections.png", "breakdown.png"}
-    assert {str(out / p) for p in pngs} | {str(out / "report.md"), str(out / "report.html")} == set(written)
+    figures = {p.replace(".png", ext) for p in pngs for ext in (".png", ".svg", ".pdf")}
+    assert {str(out / p) for p in figures} | {str(out / "report.md"), str(out / "report.html")} == set(written)
     for p in pngs:
         w, h = _png_size(out / p)
         assert w > 600 and h > 300
@@ -39,16 +40,17 @@ def test_sweep_report_has_the_plots_its_parameters_allow(tmp_path, capsys):
 def test_single_run_report_is_tables_and_breakdown_bars(tmp_path):
     rd = make_run(tmp_path / "store", quickstart_spec())
     out = tmp_path / "report"
-    files = build(rd.path, out)
-    assert sorted(p.name for p in files) == ["breakdown.png", "report.html", "report.md"]
+    files = build([rd.path], out)
+    assert sorted(p.name for p in files) == ["breakdown.pdf", "breakdown.png", "breakdown.svg",
+                                             "report.html", "report.md"]
     md = (out / "report.md").read_text()
     assert "## CPU time breakdown" in md and "## Top kernel functions" in md
     assert md.count(f"| {rd.path.name} | done |") == 4  # 2 hosts x 2 workloads
 
 
 def test_a_folder_of_single_runs_reports_like_the_sweep_of_the_same_points(tmp_path, capsys):
-    assert cli.main(["report", str(make_folder(tmp_path / "results")), "-o", str(tmp_path / "a")]) == 0
-    assert cli.main(["report", str(make_sweep(tmp_path / "sweep")), "-o", str(tmp_path / "b")]) == 0
+    assert cli.main(["report", str(make_folder(tmp_path / "results")), "--out", str(tmp_path / "a")]) == 0
+    assert cli.main(["report", str(make_sweep(tmp_path / "sweep")), "--out", str(tmp_path / "b")]) == 0
     capsys.readouterr()
     # Each table row's run, status, host, workload and throughput (the /proc
     # counters behind the other columns are this machine's, taken per run).
@@ -62,22 +64,22 @@ def test_a_folder_of_single_runs_reports_like_the_sweep_of_the_same_points(tmp_p
 
 
 def test_nothing_to_report_is_an_error(tmp_path, capsys):
-    assert cli.main(["report", str(tmp_path), "-o", str(tmp_path / "r")]) == 2
+    assert cli.main(["report", str(tmp_path), "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path}: holds no run: not a run directory (no run.json), a sweep directory" in err
     with pytest.raises(StoreError, match="missing: no such directory: give a run directory "
                                          r"\(run.json\), a sweep directory \(sweep.json and runs/\)"):
-        build(tmp_path / "missing", tmp_path / "r")
+        build([tmp_path / "missing"], tmp_path / "r")
     (tmp_path / "stats.txt").write_text("")
     with pytest.raises(StoreError, match="stats.txt: not a directory: give a run directory"):
-        build(tmp_path / "stats.txt", tmp_path / "r")
+        build([tmp_path / "stats.txt"], tmp_path / "r")
 
 
 def test_a_sweep_before_its_first_run_has_nothing_to_report_or_check(tmp_path, capsys):
     sweep = make_sweep(tmp_path / "sweep", ran=False)
     expect = tmp_path / "expect.toml"
     expect.write_text('bounds = ["packets > 0"]\n')
-    assert cli.main(["report", str(sweep), "-o", str(tmp_path / "r")]) == 2
+    assert cli.main(["report", str(sweep), "--out", str(tmp_path / "r")]) == 2
     assert cli.main(["check", str(sweep), "--expect", str(expect)]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"g5net {cmd}: error: {sweep}: the sweep has no run yet "

@@ -38,7 +38,7 @@ def renamed(tmp_path_factory) -> RunDir:
 
 def stats_json(capsys, *argv) -> dict[str, float]:
     assert cli.main(["stats", *map(str, argv), "--dump", "0", "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return {name: s["value"] for name, s in json.loads(capsys.readouterr().out).items()}
 
 
 def test_a_host_of_a_run_is_found_under_its_recorded_board(renamed, capsys):

@@ -168,15 +168,21 @@ def run_cli(capsys, *argv):
     return status, out, err
 
 
+def values(stats):
+    """name -> value of one dump of --json (which also has each unit and description)."""
+    return {name: s["value"] for name, s in stats.items()}
+
+
 def test_cli_last_dump_json_is_only_the_last(capsys):
     status, out, _ = run_cli(capsys, FIXTURES / V24, "--dump", "last", "--json")
     assert status == 0
-    values = json.loads(out)
-    assert len(values) == 552
-    assert values["simSeconds"] == 0.02
-    assert values["board.memory.mem_ctrl.dram.bytesPerActivate::64-79"] == 1
-    assert values["board.cache_hierarchy.l2buses.snoopFanout::mean"] == "nan"
-    assert "board.cache_hierarchy.l1d-cache-0.overallMisses::total" not in values  # dump 0 only
+    stats = json.loads(out)
+    assert len(stats) == 552
+    assert stats["simSeconds"] == {"value": 0.02, "unit": "Second",
+                                   "description": "Number of seconds simulated"}
+    assert stats["board.memory.mem_ctrl.dram.bytesPerActivate::64-79"]["value"] == 1
+    assert stats["board.cache_hierarchy.l2buses.snoopFanout::mean"]["value"] == "nan"
+    assert "board.cache_hierarchy.l1d-cache-0.overallMisses::total" not in stats  # dump 0 only
 
 
 def test_cli_default_is_last_dump(capsys):
@@ -188,7 +194,7 @@ def test_cli_all_dumps_json(capsys):
     status, out, _ = run_cli(capsys, FIXTURES / V24, "--dump", "all", "--json",
                              "--match", r"^simSeconds$|HardPFReq\.mshrMissRate::total")
     assert status == 0
-    assert json.loads(out) == [
+    assert [values(d) for d in json.loads(out)] == [
         {"simSeconds": 0.001052,
          "board.cache_hierarchy.l1d-cache-0.HardPFReq.mshrMissRate::total": "inf",
          "board.cache_hierarchy.l2-cache-0.HardPFReq.mshrMissRate::total": "inf"},
@@ -200,21 +206,23 @@ def test_cli_json_names_as_written(capsys):
     status, out, _ = run_cli(capsys, FIXTURES / ARM16, "--json",
                              "--match", "physmem.bytes_read::|ClkGateDist::1000")
     assert status == 0
-    values = json.loads(out)
-    assert values["system.physmem.bytes_read::realview.ide"] == 437568
-    assert values["system.physmem.bytes_read::total"] == 47171096
-    assert values["system.cpu0.pwrStateClkGateDist::1000-5e+10"] == 1240
-    assert values["system.cpu1.pwrStateClkGateDist::1000-5e+10"] == 10193
+    stats = values(json.loads(out))
+    assert stats["system.physmem.bytes_read::realview.ide"] == 437568
+    assert stats["system.physmem.bytes_read::total"] == 47171096
+    assert stats["system.cpu0.pwrStateClkGateDist::1000-5e+10"] == 1240
+    assert stats["system.cpu1.pwrStateClkGateDist::1000-5e+10"] == 10193
 
 
 def test_cli_dump_number_text(capsys):
     status, out, _ = run_cli(capsys, FIXTURES / V24, "--dump", "0", "--match", "^sim(Seconds|Ticks)$")
-    assert (status, out) == (0, "simSeconds  0.001052\nsimTicks    1051887500\n")
+    assert (status, out) == (0, "simSeconds    0.001052  Second\nsimTicks    1051887500  Tick\n")
 
 
 def test_cli_csv(capsys):
     status, out, _ = run_cli(capsys, FIXTURES / V24, "--dump", "all", "--csv", "--match", "^simTicks$")
-    assert (status, out) == (0, "dump,name,value\n0,simTicks,1051887500\n1,simTicks,20000000000\n")
+    assert (status, out) == (0, "dump,workload,name,value,unit,description\n"
+                                "0,,simTicks,1051887500,Tick,Number of ticks simulated\n"
+                                "1,,simTicks,20000000000,Tick,Number of ticks simulated\n")
 
 
 def test_cli_bad_dump_number(capsys):

@@ -104,7 +104,7 @@ def test_cli_file_without_dumps(tmp_path, capsys):
         assert out == "" and f"{path}: holds no stats dumps" in err
 
 
-@pytest.mark.parametrize("argv", [["--dump", "-1"], ["--dump", "first"], ["--match", "("],
+@pytest.mark.parametrize("argv", [["--dump", "-1"], ["--dump", "fir st"], ["--match", "("],
                                   ["--json", "--csv"]])
 def test_cli_rejects_bad_arguments(tmp_path, argv):
     with pytest.raises(SystemExit) as e:

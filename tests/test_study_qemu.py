@@ -91,7 +91,7 @@ def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
     # QEMU runs are not what a study commits.
     refused = g5net("save", "toy")
     assert refused.returncode == 2 and "no gem5 run" in refused.stderr
-    report = g5net("report", "toy", "--from", str(sweep_dir), "-o", str(tmp_path / "report"))
+    report = g5net("report", "toy", "--from", str(sweep_dir), "--out", str(tmp_path / "report"))
     assert report.returncode == 0, report.stderr
     md = (tmp_path / "report" / "report.md").read_text()
     assert (tmp_path / "report" / "throughput-vs-write.png").stat().st_size > 10_000

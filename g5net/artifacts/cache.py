@@ -34,6 +34,14 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "g5net"
 
 
+def first_use(what: str, needed_by: str = "") -> str:
+    """The line said before an artifact is built: why the wait, and that it is once."""
+    who = f" for {needed_by}" if needed_by else ""
+    return (f"{what}: not built yet for the current inputs (first use, or its recipe changed); "
+            f"building it now{who}, once: minutes, with progress below; later runs reuse it "
+            f"from {cache_dir()}")
+
+
 def sha256_file(path: Path, h: "hashlib._Hash | None" = None) -> "hashlib._Hash":
     h = h or hashlib.sha256()
     with open(path, "rb") as f:

@@ -64,7 +64,9 @@ def dependencies(path: Path) -> Dependencies:
             needed_offsets.append(value)
         elif tag == _DT_STRTAB:
             strtab = file_offset(value)
-    if needed_offsets and strtab is None:
+    if not needed_offsets:
+        return Dependencies(interpreter, ())
+    if strtab is None:
         raise ArtifactError(f"{path}: DT_NEEDED entries without a string table")
 
     def string(at: int) -> str:

@@ -19,7 +19,8 @@ from pathlib import Path
 from .. import atomic
 from ..errors import ArtifactError
 from . import debian, elf, m5tool
-from .cache import MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging
+from .cache import (MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file,
+                    staging)
 from .host import REPO, require, run_tool
 
 RECIPE = REPO / "disk-images"
@@ -61,13 +62,14 @@ class PackageLine:
     libs: bool  # its shared objects are found by what the image's programs load
 
 
-def image(*, build: bool = True, progress: Progress = print) -> Image:
+def image(*, build: bool = True, progress: Progress = print, needed_by: str = "") -> Image:
     """The disk image of `disk-images/`, built first if it is not cached and
-    `build` is true."""
-    return image_from(RECIPE, build=build, progress=progress)
+    `build` is true; `needed_by` as for kernel()."""
+    return image_from(RECIPE, build=build, progress=progress, needed_by=needed_by)
 
 
-def image_from(recipe: Path, *, build: bool = True, progress: Progress = print) -> Image:
+def image_from(recipe: Path, *, build: bool = True, progress: Progress = print,
+               needed_by: str = "") -> Image:
     """The image of the recipe folder `recipe` (packages.txt, overlay/)."""
     lines = read_packages(recipe / "packages.txt")
     packages = debian.resolve([p.name for p in lines], str(recipe / "packages.txt"),
@@ -81,7 +83,11 @@ def image_from(recipe: Path, *, build: bool = True, progress: Progress = print) 
         raise ArtifactError(f"the disk image of {recipe} is not built for the current inputs; "
                             f"run `g5net artifacts build --image`")
     with locked(f"image-{key}", progress):
-        return _load(final) or _build(recipe, lines, packages, final, progress)
+        found = _load(final)
+        if found:
+            return found
+        progress(first_use("disk image", needed_by))
+        return _build(recipe, lines, packages, final, progress)
 
 
 def read_packages(path: Path) -> list[PackageLine]:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from .. import atomic
 from ..errors import ArtifactError
-from .cache import MANIFEST, Progress, cache_dir, locked, read_manifest, sha256_file, staging
+from .cache import (MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file,
+                    staging)
 from .host import REPO, require, run_tool
 
 SOURCE_PACKAGE = "linux-source-6.1"
@@ -63,9 +64,11 @@ class Kernel:
         return self.bzimage.parent / "config"
 
 
-def kernel(variant: str, *, build: bool = True, progress: Progress = print) -> Kernel:
+def kernel(variant: str, *, build: bool = True, progress: Progress = print,
+           needed_by: str = "") -> Kernel:
     """The kernel `variant` ("smp" or "up"), built first if it is not cached
-    and `build` is true."""
+    and `build` is true; `needed_by` says who waits for it, in the line that
+    says why the wait."""
     if variant not in VARIANTS:
         raise ArtifactError(f"kernel variant {variant!r} is not one of {', '.join(VARIANTS)}")
     fragments = fragment_paths(variant)
@@ -80,7 +83,11 @@ def kernel(variant: str, *, build: bool = True, progress: Progress = print) -> K
                             f"({SOURCE_PACKAGE} {version}, {', '.join(p.name for p in fragments)}); "
                             f"run `g5net artifacts build --kernel {variant}`")
     with locked(f"kernel-{variant}", progress):
-        return _lookup(index) or _build(variant, version, fragments, index, progress)
+        found = _lookup(index)
+        if found:
+            return found
+        progress(first_use(f"kernel {variant}", needed_by))
+        return _build(variant, version, fragments, index, progress)
 
 
 def fragment_paths(variant: str) -> list[Path]:

@@ -11,3 +11,10 @@ def add_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("source", type=Path, metavar="SWEEPDIR|RUNDIR|FOLDER",
                    help="a sweep directory (the --out of g5net sweep), a run directory, or a "
                         "folder of run directories (results/ after several g5net run)")
+
+
+def add_sources(p: argparse.ArgumentParser) -> None:
+    """One or more SOURCEs, read together (g5net report)."""
+    p.add_argument("sources", type=Path, nargs="+", metavar="SWEEPDIR|RUNDIR|FOLDER",
+                   help="sweep directories (the --out of g5net sweep), run directories, or "
+                        "folders of run directories (results/ after several g5net run)")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from .. import artifacts
+from .. import artifacts, sweep
 from ..artifacts.cache import human_size
 from ..errors import ArtifactError
 
@@ -21,14 +22,17 @@ from Debian packages and the recipes in the repository:
                workloads/ (g5init, lib.sh, the m5 tool)
 
 Each is cached under $G5NET_CACHE (default ~/.cache/g5net) by the hash of its
-inputs; a build whose inputs did not change takes seconds. `g5net run` builds
-what is missing on first use; sweeps need them built beforehand."""
+inputs; a build whose inputs did not change takes seconds. `g5net run` and
+`g5net sweep` build what a spec needs on first use, saying why the wait."""
 
 EPILOG = """\
 Examples:
   g5net artifacts build                 both kernels and the image (a kernel
                                         takes minutes the first time)
   g5net artifacts build --kernel up     only the uniprocessor kernel
+  g5net artifacts build --for examples/quickstart.toml
+                                        only what that spec (every point of
+                                        its [sweep]) boots: make demo does this
   g5net artifacts build --image         only the disk image
   g5net artifacts list --json           paths and sha256 digests, for scripts
 
@@ -46,12 +50,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b = actions.add_parser(
         "build", help="build what is not cached yet (default: every kernel and the image)",
         description="Build the guest kernels and/or the disk image unless already cached. "
-                    "With neither --kernel nor --image, builds everything.",
+                    "With none of --kernel, --image and --for, builds everything.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("--kernel", choices=(*artifacts.VARIANTS, "all"),
                    help="build this kernel variant ('all': every variant)")
     b.add_argument("--image", action="store_true", help="build the disk image")
-    b.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    b.add_argument("--for", dest="for_specs", metavar="SPEC", type=Path, nargs="+", default=[],
+                   help="build the kernels and image these specs boot (every point of a [sweep])")
     b.set_defaults(func=build)
 
     ls = actions.add_parser(
@@ -63,17 +68,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=list_)
 
 
+def kernels_for(specs: list[Path]) -> dict[str, list[str]]:
+    """Kernel variant -> the specs (any point of their [sweep]) that boot it."""
+    users: dict[str, list[str]] = {}
+    for path in specs:
+        for variant in sorted({h.kernel for p in sweep.load(path).points for h in p.spec.hosts}):
+            users.setdefault(variant, []).append(str(path))
+    return users
+
+
 def build(args: argparse.Namespace) -> int:
-    everything = args.kernel is None and not args.image
-    variants = artifacts.VARIANTS if everything or args.kernel == "all" else \
-        (args.kernel,) if args.kernel else ()
+    everything = args.kernel is None and not args.image and not args.for_specs
+    users = kernels_for(args.for_specs)
+    if everything or args.kernel == "all":
+        variants: list[str] = list(artifacts.VARIANTS)
+    else:
+        variants = sorted({*([args.kernel] if args.kernel else []), *users})
     progress = (lambda _msg: None) if args.quiet else \
         (lambda msg: print(f"g5net artifacts: {msg}", file=sys.stderr, flush=True))
     for variant in variants:
-        k = artifacts.kernel(variant, progress=progress)
+        k = artifacts.kernel(variant, progress=progress, needed_by=", ".join(users.get(variant, [])))
         print(f"kernel {variant}: {k.bzimage.parent} (sha256 {k.digest[:16]})")
-    if everything or args.image:
-        img = artifacts.image(progress=progress)
+    if everything or args.image or args.for_specs:
+        img = artifacts.image(progress=progress, needed_by=", ".join(map(str, args.for_specs)))
         print(f"image: {img.path} (sha256 {img.digest[:16]})")
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from . import add_source
@@ -28,6 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_source(p)
     p.add_argument("--expect", type=Path, required=True, metavar="FILE.toml", help="expectations file")
+    p.add_argument("--json", action="store_true",
+                   help="print {\"failures\": [line, ...], \"compared\", \"runs\"} as JSON")
     p.set_defaults(func=main)
 
 
@@ -35,6 +38,10 @@ def main(args: argparse.Namespace) -> int:
     expectations = check.load(args.expect)
     found = runs.load(args.source)
     outcome = check.evaluate(expectations, found)
+    if args.json:
+        print(json.dumps({"failures": list(outcome.failures), "compared": outcome.checked,
+                          "runs": len(found)}, indent=1))
+        return 1 if outcome.failures else 0
     for line in outcome.failures:
         print(f"FAIL {line}")
     print(f"{len(outcome.failures)} failed, {outcome.checked} compared "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -30,12 +31,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source(p)
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="TABLE",
-                   help="output file: .parquet or .csv")
+    p.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
+                   help="the table file to write: .parquet or .csv")
     p.add_argument("--long", action="store_true",
                    help="the long (tidy) table instead: one row per run, host, workload and "
                         "metric, with columns run, status, the swept parameters, host, "
                         "workload, metric, value, unit (what g5net.load returns)")
+    p.add_argument("--json", action="store_true",
+                   help="print {\"output\", \"rows\", \"columns\"} as JSON on stdout")
     p.set_defaults(func=main)
 
 
@@ -43,5 +46,8 @@ def main(args: argparse.Namespace) -> int:
     source = args.source.resolve()
     columns, rows = long_table(source) if args.long else store.collect(locate(source))
     table.write_table(args.output, columns, rows)
-    print(f"{args.output}: {len(rows)} rows, {len(columns)} columns", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"output": str(args.output), "rows": len(rows), "columns": len(columns)}))
+    elif not args.quiet:
+        print(f"{args.output}: {len(rows)} rows, {len(columns)} columns", file=sys.stderr)
     return 0

@@ -150,7 +150,7 @@ def attach(sock: Path) -> str:
     sel = selectors.DefaultSelector()
     sel.register(conn, selectors.EVENT_READ)
     if interactive:
-        tty.setraw(stdin)
+        tty.setraw(stdin.fileno())
         sel.register(stdin, selectors.EVENT_READ)
     out = sys.stdout.buffer
     try:

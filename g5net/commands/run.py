@@ -33,7 +33,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="store the run directory under DIR (default: %(default)s)")
     p.add_argument("--json", action="store_true",
                    help="print run.json's status, run directory and metrics as JSON on stdout")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=main)
 
 
@@ -42,7 +41,8 @@ def _fmt(v: Any, unit: str = "", digits: int = 1) -> str:
 
 
 def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, ...]]:
-    rows = [("host", "workload", "throughput", "latency", "cpu", "ctxt/s", "intr/s", "intr/pkt")]
+    rows: list[tuple[str, ...]] = [
+        ("host", "workload", "throughput", "latency", "cpu", "ctxt/s", "intr/s", "intr/pkt")]
     for host, workloads in metrics["hosts"].items():
         for name, m in workloads.items():
             rows.append((host, name, _fmt(m.get("throughput_mbps"), " Mb/s"),

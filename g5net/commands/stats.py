@@ -8,17 +8,36 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import run_record
 from ..errors import ReportError, StatsParseError
 from ..rundir import RunDir
-from ..stats import Dump, iter_dumps
+from ..spec import NAME_PATTERN
+from ..stats import Dump, Stat, iter_dumps, read_dump
+from ..stats.units import split_unit
 
 # Which stats to print, by full name.
 Keep = Callable[[str], bool]
+DUMP_WORDS = ("last", "all")
+# The text table's name column is never narrower than this, however narrow
+# the terminal; a longer name overflows its line unpadded, so that every stat
+# stays one line (for grep and awk).
+MIN_NAME_COLUMN = 20
+
+
+@dataclass(frozen=True)
+class Source:
+    stats_txt: Path
+    prefix: str | None  # of the host asked for
+    workloads: tuple[str, ...]  # dump i is workload i (a run directory's); () for a bare file
+
+    def workload(self, index: int) -> str | None:
+        return self.workloads[index] if index < len(self.workloads) else None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,22 +49,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "stats or one host's (--host). Names are printed as gem5 wrote them: vector\n"
                     "entries, distribution fields and histogram buckets are stats of their own\n"
                     "(x::cpu0, x::total, x::mean, x::0-3). A value is the first number of its\n"
-                    "line; pdf/cdf percentages are not printed.",
-        epilog="Output: text is aligned name/value lines; --json is one object mapping name to\n"
-               "value, or with --dump all a list of them in file order; --csv is dump,name,value\n"
-               "rows under a header. JSON has no nan or inf: they are the strings \"nan\",\n"
-               "\"inf\" and \"-inf\".\n"
+                    "line; pdf/cdf percentages are not printed. The unit is the one gem5 v21+\n"
+                    "writes at the end of the description (Tick, Count, Tick/Second); older\n"
+                    "files have none.",
+        epilog="Output: text is one line per stat, name, value and unit, in columns that fit\n"
+               "the terminal ($COLUMNS); a longer name overflows its line. --json is one\n"
+               "object mapping name to {\"value\", \"unit\", \"description\"} (unit null where\n"
+               "the file has none), or with --dump all a list of them in file order; --csv\n"
+               "is dump,workload,name,value,unit,description rows under a header. JSON has no\n"
+               "nan or inf: they are the strings \"nan\", \"inf\" and \"-inf\".\n"
+               "Of a run directory, dump i is workload i in spec order (the guest brackets\n"
+               "each with m5 resetstats/dumpstats; the dumps after them are gem5's own at\n"
+               "exit): --dump NAME picks a workload's.\n"
                "Exit status: 0 printed, 2 the file is unreadable or malformed (the message\n"
-               "names the line) or has no such dump, or the run has no such host.\n"
+               "names the line) or has no such dump, or the run has no such host or workload.\n"
                "Examples: g5net stats m5out/stats.txt --dump all --match EtherDevice --csv\n"
-               "          g5net stats results/quickstart-1a2b3c4d5e6f --host client --dump 0",
+               "          g5net stats results/quickstart-1a2b3c4d5e6f --host client --dump stream",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", type=Path, metavar="FILE|RUNDIR",
                    help="gem5 text stats file, or a run directory (its m5out/stats.txt)")
-    p.add_argument("--dump", type=_dump_choice, default="last", metavar="N|last|all",
-                   help="which dump: N counts from 0 in file order; last (default) is the one "
-                        "gem5 wrote last, at exit or at the last m5 dumpstats; all is every dump")
+    p.add_argument("--dump", type=_dump_choice, default="last", metavar="N|NAME|last|all",
+                   help="which dump: N counts from 0 in file order; NAME is a workload's, of a "
+                        "run directory; last (default) is the one gem5 wrote last, at exit or "
+                        "at the last m5 dumpstats; all is every dump")
     p.add_argument("--match", type=_regex, metavar="REGEX",
                    help="only stats whose full name REGEX matches anywhere (Python re.search)")
     p.add_argument("--host", metavar="NAME",
@@ -59,11 +86,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _dump_choice(text: str) -> int | str:
-    if text in ("last", "all"):
-        return text
+    """A dump number, `last`, `all`, or else a workload's name (checked against the run)."""
     if text.isdigit():
         return int(text)
-    raise argparse.ArgumentTypeError(f"{text!r} is not a dump number (0, 1, ...), 'last' or 'all'")
+    if not re.fullmatch(NAME_PATTERN, text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a dump number (0, 1, ...), a workload "
+                                         f"name, 'last' or 'all'")
+    return text
 
 
 def _regex(text: str) -> re.Pattern[str]:
@@ -74,16 +103,16 @@ def _regex(text: str) -> re.Pattern[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    stats_txt, prefix = _source(args.file, args.host)
-    keep = _keep(args.match, prefix)
-    dumps = _select(stats_txt, args.dump)
+    source = _source(args.file, args.host)
+    keep = _keep(args.match, source.prefix)
+    dumps = _select(source.stats_txt, _dump_index(source, args.dump, args.file))
     try:
         if args.json:
             _print_json(dumps, keep, as_list=args.dump == "all")
         elif args.csv:
-            _print_csv(dumps, keep)
+            _print_csv(dumps, keep, source)
         else:
-            _print_text(dumps, keep, headers=args.dump == "all")
+            _print_text(dumps, keep, source, headers=args.dump == "all")
     except BrokenPipeError:
         # The reader (head, less) had enough: not an error. Stdout goes to /dev/null
         # so that the interpreter's last flush does not fail on the pipe again.
@@ -91,18 +120,34 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _source(path: Path, host: str | None) -> tuple[Path, str | None]:
-    """(the stats file, the prefix of `host`'s stats in it, if a host was asked for)."""
+def _source(path: Path, host: str | None) -> Source:
+    """The stats file, the prefix of `host`'s stats in it (if a host was asked
+    for) and, of a run directory, the workload of each dump."""
     rd = RunDir(path)
     if not rd.run_json.is_file():
-        return path, host
-    if host is None:
-        return rd.stats_txt, None
+        return Source(path, host, ())
     record = rd.read_run()
+    workloads = tuple(record["spec"]["workloads"])
+    if host is None:
+        return Source(rd.stats_txt, None, workloads)
     hosts = list(record["spec"]["hosts"])
     if host not in hosts:
         raise ReportError(f"{path}: no host {host!r} in this run (hosts: {', '.join(hosts)})")
-    return rd.stats_txt, run_record.board(record.get("boards"), host)
+    return Source(rd.stats_txt, run_record.board(record.get("boards"), host), workloads)
+
+
+def _dump_index(source: Source, choice: int | str, path: Path) -> int | str:
+    """`choice` with a workload's name made its dump number."""
+    if isinstance(choice, int) or choice in DUMP_WORDS:
+        return choice
+    if not source.workloads:
+        raise ReportError(f"--dump {choice}: a dump is chosen by workload name only of a run "
+                          f"directory; {path} is a stats file (give N, last or all)")
+    if choice not in source.workloads:
+        raise ReportError(f"--dump {choice}: {path} has no workload {choice!r} "
+                          f"(workloads, dumps 0 to {len(source.workloads) - 1}: "
+                          f"{', '.join(source.workloads)})")
+    return source.workloads.index(choice)
 
 
 def _keep(match: re.Pattern[str] | None, prefix: str | None) -> Keep:
@@ -120,35 +165,29 @@ def _select(path: Path, choice: int | str) -> Iterator[Dump]:
 
 
 def _chosen(path: Path, choice: int | str) -> Iterator[Dump]:
-    count = 0
-    last = None
-    for dump in iter_dumps(path):
-        count += 1
-        if choice == "all" or choice == dump.index:
-            yield dump
-            if choice != "all":
-                return
-        last = dump
-    if choice == "last" and last is not None:
-        yield last
-    elif choice != "all":
-        if not count:
-            raise StatsParseError(f"{path}: holds no stats dumps")
-        raise StatsParseError(f"{path}: no dump {choice}: the file holds {count} dump(s), "
-                              f"numbered 0 to {count - 1}")
+    if choice == "all":
+        yield from iter_dumps(path)
+    else:
+        # One dump is read without parsing the ones before it.
+        yield read_dump(path, "last" if choice == "last" else int(choice))
 
 
-def _rows(dump: Dump, keep: Keep) -> list[tuple[str, int | float]]:
-    return [(name, stat.value) for name, stat in dump.items() if keep(name)]
+def _rows(dump: Dump, keep: Keep) -> list[tuple[str, Stat]]:
+    return [(name, stat) for name, stat in dump.items() if keep(name)]
 
 
 def _json_value(value: int | float) -> int | float | str:
     return value if math.isfinite(value) else str(value)  # "nan", "inf", "-inf"
 
 
+def _json_stat(stat: Stat) -> dict[str, object]:
+    description, unit = split_unit(stat.description)
+    return {"value": _json_value(stat.value), "unit": unit, "description": description}
+
+
 def _print_json(dumps: Iterator[Dump], keep: Keep, as_list: bool) -> None:
     # Written dump by dump so that --dump all on a large file runs in flat memory.
-    objects = ({name: _json_value(value) for name, value in _rows(dump, keep)} for dump in dumps)
+    objects = ({name: _json_stat(stat) for name, stat in _rows(dump, keep)} for dump in dumps)
     if not as_list:
         for obj in objects:  # exactly one
             print(json.dumps(obj, indent=1))
@@ -159,22 +198,40 @@ def _print_json(dumps: Iterator[Dump], keep: Keep, as_list: bool) -> None:
     print("\n]")
 
 
-def _print_csv(dumps: Iterator[Dump], keep: Keep) -> None:
+def _print_csv(dumps: Iterator[Dump], keep: Keep, source: Source) -> None:
     out = csv.writer(sys.stdout, lineterminator="\n")
     for i, dump in enumerate(dumps):
         # The header with the first dump, not before: a file with none prints nothing.
         if not i:
-            out.writerow(("dump", "name", "value"))
-        out.writerows((dump.index, name, value) for name, value in _rows(dump, keep))
+            out.writerow(("dump", "workload", "name", "value", "unit", "description"))
+        workload = source.workload(dump.index) or ""
+        out.writerows((dump.index, workload, name, stat.value, unit or "", description)
+                      for name, stat in _rows(dump, keep)
+                      for description, unit in [split_unit(stat.description)])
 
 
-def _print_text(dumps: Iterator[Dump], keep: Keep, headers: bool) -> None:
+def _print_text(dumps: Iterator[Dump], keep: Keep, source: Source, headers: bool) -> None:
+    columns = shutil.get_terminal_size().columns
     for dump in dumps:
-        rows = _rows(dump, keep)
         if headers:
             if dump.index:
                 print()
-            print(f"# dump {dump.index} (line {dump.line})")
-        width = max((len(name) for name, _ in rows), default=0)
-        for name, value in rows:
-            print(f"{name:<{width}}  {value}")
+            workload = source.workload(dump.index)
+            print(f"# dump {dump.index}" + (f": workload {workload}" if workload else "")
+                  + f" (line {dump.line})")
+        rows = [(name, str(stat.value), split_unit(stat.description)[1] or "")
+                for name, stat in _rows(dump, keep)]
+        for line in table_lines(rows, columns):
+            print(line)
+
+
+def table_lines(rows: Sequence[tuple[str, str, str]], columns: int) -> list[str]:
+    """name, value (right-aligned) and unit lines within `columns` where the names
+    allow: the name column is as wide as the longest name that fits beside the
+    values and units; a longer name overflows its own line, unpadded."""
+    value_w = max((len(v) for _, v, _ in rows), default=0)
+    unit_w = max((len(u) for _, _, u in rows), default=0)
+    room = max(columns - value_w - unit_w - 4, MIN_NAME_COLUMN)
+    name_w = max((len(n) for n, _, _ in rows if len(n) <= room), default=0)
+    return [(f"{n:<{name_w}}  {v:>{value_w}}" if len(n) <= name_w else f"{n}  {v}")
+            + (f"  {u}" if u else "") for n, v, u in rows]

@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     report.add_argument("name")
     report.add_argument("--from", dest="source", type=Path, metavar="DIR",
                         help="a sweep directory or folder of runs (default: the committed results)")
-    report.add_argument("-o", "--output", type=Path, metavar="DIR",
+    report.add_argument("--out", type=Path, metavar="DIR",
                         help="report folder (default: studies/NAME/report)")
     report.set_defaults(func=_report)
 
@@ -102,7 +102,7 @@ def _report(args: argparse.Namespace) -> int:
         source, made = args.source, {}
     else:
         source, made = study.results, results.check_current(study)
-    path, rows = write(study, runsmod.load(source), str(source), made, args.output or study.report_dir)
+    path, rows = write(study, runsmod.load(source), str(source), made, args.out or study.report_dir)
     print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
     return 0
 

@@ -7,10 +7,12 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from .. import rundir, runners, store, sweep as sweepmod, sweepdir
 from ..runners import local, lock, plan as planmod, slurm
 from ..runners.display import Display
+from ..errors import UsageError
 from ..sweepdir import SweepDir
 
 EPILOG = """\
@@ -73,7 +75,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="list the points, their run ids and state, and the boots still needed; "
                         "run nothing (needs built artifacts for the run ids)")
-    p.add_argument("--json", action="store_true", help="with --dry-run: a JSON list, one object per point")
+    p.add_argument("--json", action="store_true",
+                   help="with --dry-run: a JSON list, one object per point; else, once the sweep "
+                        "ends, its summary as `g5net status --json` prints it")
     p.add_argument("--slurm-flag", action="append", default=[], type=_flag, metavar="KEY=VALUE",
                    help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
     p.add_argument("--max-points", type=_positive, default=sweepmod.MAX_POINTS, metavar="N",
@@ -100,7 +104,17 @@ def _log(message: str) -> None:
     print(f"[g5net] {message}", file=sys.stderr, flush=True)
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    if args.runner != "slurm":
+        given = [f for f, v in (("--no-wait", args.no_wait), ("--slurm-flag", args.slurm_flag)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} apply to --runner slurm only")
+    if args.dry_run and args.no_wait:
+        raise UsageError("--dry-run submits nothing: --no-wait does not go with it")
+
+
 def main(args: argparse.Namespace) -> int:
+    _check_flags(args)
     sweep = sweepmod.load(args.spec, args.max_points)
     # experiment.name is validated as one plain file name: this stays in results/.
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name
@@ -118,7 +132,7 @@ def main(args: argparse.Namespace) -> int:
             _run_local(sd, plan, todo, args.jobs)
         else:
             _run_slurm(sd, plan, todo, args)
-    return _report(sd, plan)
+    return _report(sd, plan, args.json)
 
 
 def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],
@@ -129,7 +143,8 @@ def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoi
     _log(f"{len(plan.points)} points, {len(plan.points) - len(todo)} already have a run, "
          f"{len(todo)} to run ({sum(p.boots for p in todo)} boots) with {jobs} worker(s) in {sd.path}")
     todo_indices = {p.index for p in todo}
-    settled = Counter(store.status_of(sd.store, p) for p in plan.points if p.index not in todo_indices)
+    settled = Counter(store.status_of(sd.store, p) or store.PENDING
+                      for p in plan.points if p.index not in todo_indices)
     local.run(sd, todo, jobs, Display(len(plan.points), jobs, settled=settled))
 
 
@@ -151,8 +166,10 @@ def _run_slurm(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoi
              f"left the queue without a run ({why}); `g5net sweep` again resubmits it")
 
 
-def _report(sd: SweepDir, plan: sweepdir.Plan) -> int:
+def _report(sd: SweepDir, plan: sweepdir.Plan, as_json: bool) -> int:
     s = store.summary(sd, plan, {})
+    if as_json:
+        print(json.dumps(s, indent=1))
     _log("result: " + ", ".join(f"{n} {state}" for state, n in s["counts"].items()))
     for state, points in s["by_status"].items():
         if state != "done":
@@ -162,7 +179,7 @@ def _report(sd: SweepDir, plan: sweepdir.Plan) -> int:
 
 
 def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in plan.points:
         state = store.status_of(sd.store, p) or store.PENDING
         to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state != "done")

@@ -1,4 +1,4 @@
-"""The report's PNG plots (matplotlib, Agg: no display needed).
+"""The report's fixed plots (figure_files.py writes them as PNG, SVG and PDF).
 
 A line plot is drawn only where the sweep varies its x parameter; every other
 varying parameter that does not follow from x (nic.attach, nic.mtu, ...) makes
@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg")  # before pyplot: reports are written on machines without a display
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
-
-from ..profile import CATEGORIES  # noqa: E402
-from .runs import Run, independent, label, varying  # noqa: E402
-from .tables import rows  # noqa: E402
+from ..profile import CATEGORIES
+from .axes import axis_label, tick_labels
+from .figure_files import SERIES_COLOURS, Figure, bytes_label, plt, save, style
+from .runs import Run, independent, label, partners, varying
+from .tables import rows
 
 
 @dataclass(frozen=True)
@@ -31,17 +29,11 @@ class Panel:
 
 @dataclass(frozen=True)
 class LinePlot:
-    name: str  # file name without .png
+    name: str  # file name without its extension
     title: str
     x: str  # a workload parameter: workloads.<name>.<x>
     xlabel: str
     panels: tuple[Panel, ...]
-
-
-@dataclass(frozen=True)
-class Figure:
-    title: str
-    file: str
 
 
 LINE_PLOTS = (
@@ -61,22 +53,8 @@ LINE_PLOTS = (
 # greys for the rest of the kernel, blue for the application.
 CATEGORY_COLOURS = {"driver": "#d62728", "stack": "#ff7f0e", "socket": "#2ca02c", "buffer": "#bcbd22",
                     "copy": "#9467bd", "kernel": "#7f7f7f", "application": "#1f77b4"}
-SERIES_COLOURS = plt.get_cmap("tab10").colors
 HOST_STYLES = ("-", "--", ":", "-.")
 HOST_MARKERS = ("o", "s", "^", "D")
-
-
-def _style(ax) -> None:
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.grid(True, color="#dddddd", linewidth=0.8)
-    ax.set_axisbelow(True)
-
-
-def _bytes(v: float, _pos=None) -> str:
-    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
-        if v >= size and v % size == 0:
-            return f"{int(v // size)}{unit}"
-    return f"{v:g}"
 
 
 def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
@@ -101,6 +79,9 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
     nrows = (len(panels) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), squeeze=False)
     groups = sorted({s[0] for d in data.values() for s in d})
+    # Keys zipped with or derived from x are named on the axis (one workload's x only).
+    xkey = f"workloads.{workloads[0]}.{plot.x}"
+    pair = partners(runs, xkey) if len(workloads) == 1 else []
     for ax, p in zip(axes.flat, panels):
         for series, points in sorted(data[p.metric].items()):
             group, host, wl = series
@@ -114,12 +95,16 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
         if xs[0] > 0 and xs[-1] / xs[0] >= 8:
             ax.set_xscale("log", base=2)
         ax.set_xticks(xs)
-        ax.xaxis.set_major_formatter(FuncFormatter(_bytes if plot.x == "msg_bytes" else lambda v, _p: f"{v:g}"))
         ax.xaxis.set_minor_locator(plt.NullLocator())
-        ax.set_xlabel(plot.xlabel)
+        if pair:
+            ax.set_xticklabels(tick_labels(runs, xkey, xs, pair, bytes_label), fontsize=8)
+        else:
+            ax.xaxis.set_major_formatter(FuncFormatter(bytes_label if plot.x == "msg_bytes"
+                                                       else lambda v, _p: f"{v:g}"))
+        ax.set_xlabel(axis_label(plot.xlabel, pair))
         ax.set_ylabel(p.ylabel)
         ax.set_ylim(bottom=0)
-        _style(ax)
+        style(ax)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
@@ -127,10 +112,7 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
                bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(plot.title, y=1.0 + 0.06 * ((len(labels) + 3) // 4), fontsize=12, fontweight="bold")
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.08 * ((len(labels) + 3) // 4) / nrows))
-    file = f"{plot.name}.png"
-    fig.savefig(out / file, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return Figure(plot.title, file)
+    return save(fig, out, plot.name, plot.title)
 
 
 def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
@@ -158,15 +140,12 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
     ax.set_xlabel("CPU time per packet (us)" if per_pkt else "share of CPU time (%)")
-    _style(ax)
+    style(ax)
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(CATEGORIES), frameon=False)
     title = "Where the CPU time goes, per packet" if per_pkt else "Where the CPU time goes"
     ax.set_title(title, fontsize=12, fontweight="bold", pad=28)
-    file = "breakdown.png"
-    fig.savefig(out / file, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return Figure(title, file)
+    return save(fig, out, "breakdown", title)
 
 
 def figures(runs: Sequence[Run], out: Path) -> list[Figure]:

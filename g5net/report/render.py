@@ -7,7 +7,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from .plots import Figure
+from .figure_files import Figure
 from .tables import Table
 
 Section = Table | Figure
@@ -29,6 +29,8 @@ def markdown(title: str, meta: str, sections: Sequence[Section]) -> str:
         out += [f"## {s.title}", ""]
         if isinstance(s, Figure):
             out += [f"![{s.title}]({s.file})", ""]
+            if s.also:
+                out += ["Also as " + ", ".join(f"[{f.rpartition('.')[2].upper()}]({f})" for f in s.also), ""]
             continue
         out.append("| " + " | ".join(map(_md_cell, s.header)) + " |")
         out.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(s.header))) + "|")
@@ -45,6 +47,9 @@ def page(title: str, meta: str, sections: Sequence[Section]) -> str:
         out.append(f"<h2>{e(s.title)}</h2>")
         if isinstance(s, Figure):
             out.append(f"<img src='{e(s.file)}' alt='{e(s.title)}'>")
+            if s.also:
+                out.append("<p class='meta'>Also as " + ", ".join(
+                    f"<a href='{e(f)}'>{e(f.rpartition('.')[2].upper())}</a>" for f in s.also) + "</p>")
             continue
         out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in s.header) + "</tr>")
         out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in s.rows]

@@ -123,16 +123,28 @@ def varying(runs: Sequence[Run]) -> list[str]:
     return [k for k in keys if len({repr(r.params.get(k)) for r in runs}) > 1]
 
 
+def follows(runs: Sequence[Run], keys: Sequence[str], other: str) -> bool:
+    """Whether `other` takes one value among the runs with one value of each of `keys`."""
+    seen: dict[str, str] = {}
+    for r in runs:
+        at, value = repr([r.params.get(k) for k in keys]), repr(r.params.get(other))
+        if seen.setdefault(at, value) != value:
+            return False
+    return True
+
+
 def independent(runs: Sequence[Run], key: str) -> list[str]:
     """The varying parameters other than `key` that do not follow from it: those
     that take more than one value among runs with one value of `key` (a zipped
     or derived key moves with `key` and is not a dimension of its own)."""
-    def follows(other: str) -> bool:
-        seen: dict[str, str] = {}
-        return all(seen.setdefault(repr(r.params.get(key)), repr(r.params.get(other)))
-                   == repr(r.params.get(other)) for r in runs)
+    return [k for k in varying(runs) if k != key and not follows(runs, [key], k)]
 
-    return [k for k in varying(runs) if k != key and not follows(k)]
+
+def partners(runs: Sequence[Run], key: str) -> list[str]:
+    """The varying parameters that move one to one with `key`: its zip group's
+    other axes and keys derived from it, which share its axis on a plot."""
+    return [k for k in varying(runs)
+            if k != key and follows(runs, [key], k) and follows(runs, [k], key)]
 
 
 def short(key: str) -> str:

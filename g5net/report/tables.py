@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +46,7 @@ SUMMARY = (
 )
 
 
-def rows(runs: Sequence[Run]) -> Iterator[tuple[Run, str, str, dict[str, Any]]]:
+def rows(runs: Sequence[Run]) -> Iterator[tuple[Run, str, str, Mapping[str, Any]]]:
     """(run, host, workload, metrics) in run, host and workload order."""
     for run in runs:
         for host, workloads in run.hosts.items():

@@ -60,9 +60,10 @@ def _one_line(what: str, text: str) -> str:
 def array_spec(indices: list[int]) -> str:
     """`0-3,5,7-9`: consecutive indices as ranges, which keeps the line short."""
     parts = []
-    start = prev = None
+    start: int | None = None
+    prev: int | None = None
     for i in sorted(indices) + [None]:
-        if start is not None and i == prev + 1:
+        if start is not None and prev is not None and i == prev + 1:
             prev = i
             continue
         if start is not None:

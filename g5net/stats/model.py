@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -47,3 +47,11 @@ class Dump(Mapping[str, Stat]):
 
     def value(self, name: str) -> int | float:
         return self.stats[name].value
+
+    # The stats' own views rather than Mapping's, which would look up each name
+    # through __getitem__: a reader of every stat goes at the mapping's speed.
+    def items(self) -> ItemsView[str, Stat]:
+        return self.stats.items()
+
+    def values(self) -> ValuesView[Stat]:
+        return self.stats.values()

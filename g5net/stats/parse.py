@@ -12,9 +12,12 @@ appended to on every `m5 dumpstats`, hence several dumps per file.
 
 from __future__ import annotations
 
+import io
 import os
-from collections.abc import Iterator
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from itertools import chain
 from types import MappingProxyType
+from typing import BinaryIO
 
 from ..errors import StatsParseError
 from .model import Dump, Stat
@@ -30,31 +33,179 @@ def iter_dumps(path: str | os.PathLike[str]) -> Iterator[Dump]:
     stat line, a blank line or a Begin/End marker, and for an unfinished dump.
     """
     where = os.fspath(path)
+    with open_stats(where) as f:
+        yield from dumps_from(f, where)
+
+
+def open_stats(where: str) -> BinaryIO:
+    """The stats file `where`, open for reading bytes; StatsParseError if it cannot be."""
     try:
-        # Undecodable bytes can only hide in descriptions or fail as values below.
-        f = open(where, encoding="utf-8", errors="replace")
+        return open(where, "rb")
     except OSError as e:
         raise StatsParseError(f"{where}: cannot read: {e.strerror}") from e
-    with f:
-        yield from _parse(f, where)
 
 
-def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
+def dumps_from(f: BinaryIO, where: str, first_line: int = 1,
+               first_index: int = 0) -> Iterator[Dump]:
+    """The dumps of `f` (the file `where`) from where it stands, the start of
+    line `first_line`, numbered from `first_index`."""
+    # Undecodable bytes can only hide in descriptions or fail as values in _parse.
+    return _parse(io.TextIOWrapper(f, encoding="utf-8", errors="replace"), where,
+                  first_line, first_index)
+
+
+def _parse(lines: Iterable[str], where: str, first_line: int = 1,
+           first_index: int = 0) -> Iterator[Dump]:
+    """The dumps of `lines` as _parse_line_by_line yields them, in about half its
+    time: every line is checked here, but a stat becomes a Stat only when asked for
+    (_LineStats). Anything out of the ordinary (a malformed line, a bad number, a
+    name twice) hands the input from the open dump's Begin marker on to
+    _parse_line_by_line, which names the first error exactly.
+    `first_line` and `first_index` number the first line and dump of `lines`, for a
+    reader that starts in the middle of a file.
+    """
+    lines = iter(lines)
+    index = first_index
+    lineno = first_line - 1
+    for line in lines:
+        lineno += 1
+        marker = line.strip()
+        if not marker:
+            continue
+        replay = [line]
+        if marker == BEGIN:
+            by_name = _checked_dump(lines, replay)
+            if by_name is not None:
+                yield Dump(where, index, lineno, _LineStats(by_name))
+                index += 1
+                lineno += len(replay) - 1
+                continue
+        yield from _parse_line_by_line(chain(replay, lines), where, lineno, index)
+        return
+
+
+def _checked_dump(lines: Iterator[str], raw: list[str]) -> dict[str, str] | None:
+    """Each stat line of the dump that `raw` (its Begin marker) opens, by name,
+    read from `lines` up to its End marker; None at the first line out of the
+    ordinary or at the end of `lines`. Appends every line read to `raw`."""
+    # The parser's hot loop: a valid line costs a split and no call that can be
+    # left to C once per dump (_all_numbers).
+    add = raw.append
+    by_name: dict[str, str] = {}
+    numbers: list[str] = []  # values that are not plain integers
+    percents: list[str] = []
+    add_number = numbers.append
+    blanks = 0
+    for line in lines:
+        add(line)
+        fields = line.split(None, 2)
+        # Most lines are `name value # description`, told apart with one split.
+        if len(fields) == 3:
+            name, value, rest = fields
+            if rest[0] == "#" and "#" not in name:
+                # Most values are unsigned integers: tested here, the rest at the End marker.
+                if not (value.isdigit() and value.isascii()):
+                    add_number(value)
+                by_name[name] = line
+                continue
+        fields = line.partition("#")[0].split()
+        if len(fields) == 2:
+            by_name[fields[0]] = line
+            add_number(fields[1])
+            continue
+        if len(fields) == 4:
+            by_name[fields[0]] = line
+            add_number(fields[1])
+            percents += fields[2:]
+            continue
+        marker = line.strip()
+        if marker:
+            # A name seen twice leaves by_name short of the dump's stat lines.
+            closed = marker == END and len(by_name) == len(raw) - 2 - blanks
+            return by_name if closed and _all_numbers(numbers, percents) else None
+        blanks += 1
+    return None
+
+
+def _all_numbers(numbers: list[str], percents: list[str]) -> bool:
+    """Whether _number takes each of `numbers` and _percent each of `percents`, in
+    a few passes of C over the joined tokens instead of a call per token. Tokens
+    hold no whitespace (they come from str.split), so a space joins them safely."""
+    text = " ".join(percents)
+    # Each token ends in its only '%', and leaves a number when that is cut off.
+    if f"{text} ".count("% ") != len(percents) or text.count("%") != len(percents):
+        return False
+    cut = text.replace("%", "").split()
+    if len(cut) != len(percents):
+        return False
+    # _float's rules for all tokens at once: ASCII, no '_', and what float() reads.
+    tokens = numbers + cut
+    joined = " ".join(tokens)
+    if not joined.isascii() or "_" in joined:
+        return False
+    try:
+        list(map(float, tokens))
+    except ValueError:
+        return False
+    return True
+
+
+class _LineStats(Mapping[str, Stat]):
+    """A dump's stats by name, each made a Stat from its line when first asked for:
+    a dump that is only counted or passed over costs no Stat at all. _parse has
+    checked every line, so making one cannot fail."""
+
+    def __init__(self, lines: dict[str, str]) -> None:
+        self._lines = lines
+        self._stats: dict[str, Stat] = {}
+
+    def __getitem__(self, name: str) -> Stat:
+        stat = self._stats.get(name)
+        if stat is None:
+            head, _, description = self._lines[name].partition("#")
+            stat = self._stats[name] = _stat(head.split(), description)
+        return stat
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    # Who asks for every stat gets them made at once, in file order, and the
+    # dict's own views: several times faster than one __getitem__ per name.
+    def items(self) -> ItemsView[str, Stat]:
+        return self._every().items()
+
+    def values(self) -> ValuesView[Stat]:
+        return self._every().values()
+
+    def _every(self) -> dict[str, Stat]:
+        if len(self._stats) < len(self._lines):
+            stats = {}
+            for name, line in self._lines.items():
+                head, _, description = line.partition("#")
+                stats[name] = _stat(head.split(), description)
+            self._stats = stats
+        return self._stats
+
+
+def _parse_line_by_line(lines: Iterable[str], where: str, first_line: int = 1,
+                        first_index: int = 0) -> Iterator[Dump]:
+    """The reference grammar, one line at a time: slower than _parse, and the one
+    that raises, naming the first line at fault."""
     stats: dict[str, Stat] | None = None  # the open dump; None between dumps
     begin_line = 0
-    index = 0
-    lineno = 0
-    for lineno, line in enumerate(lines, 1):
-        # The hot path: partition + split are about four times faster than a regex here.
+    index = first_index
+    lineno = first_line - 1
+    for lineno, line in enumerate(lines, first_line):
+        # partition + split are about four times faster than a regex here.
         head, _, description = line.partition("#")
         fields = head.split()
         try:
-            if len(fields) == 2 and stats is not None:
-                name, value = fields
-                stat = Stat(_number(value), None, None, description.strip())
-            elif len(fields) == 4 and stats is not None:
-                name, value, pdf, cdf = fields
-                stat = Stat(_number(value), _percent(pdf), _percent(cdf), description.strip())
+            if len(fields) in (2, 4) and stats is not None:
+                name = fields[0]
+                stat = _stat(fields, description)
             else:
                 marker = line.strip()
                 if not marker:
@@ -76,6 +227,18 @@ def _parse(lines: Iterator[str], where: str) -> Iterator[Dump]:
     if stats is not None:
         raise StatsParseError(f"{where}:{begin_line}: dump {index} has no End marker "
                               f"(file ends at line {lineno}; gem5 still writing or killed?)")
+
+
+def _stat(fields: list[str], description: str) -> Stat:
+    """The Stat of a line split into `fields` (name value [pdf% cdf%]) and `description`."""
+    value = fields[1]
+    # Most values are unsigned integers: tested inline, they skip a call.
+    number = int(value) if value.isdigit() and value.isascii() else _number(value)
+    # tuple.__new__ makes in C the tuple that Stat() makes through a Python __new__.
+    if len(fields) == 2:
+        return tuple.__new__(Stat, (number, None, None, description.strip()))
+    return tuple.__new__(Stat, (number, _percent(fields[2]), _percent(fields[3]),
+                                description.strip()))
 
 
 def _number(token: str) -> int | float:

@@ -48,9 +48,10 @@ def host_metrics(dump: Dump) -> dict[str, dict[str, float]]:
     for host in hosts:
         values: dict[str, float] = {}
         for m in CATALOGUE:  # parts precede their SumMetric
+            value: float | None
             if isinstance(m, SumMetric):
-                parts = [values.get(p) for p in m.parts]
-                value = None if None in parts else sum(parts)
+                parts = [values[p] for p in m.parts if p in values]
+                value = sum(parts) if len(parts) == len(m.parts) else None
             else:
                 value = resolved(host if m.per_host else None, m.name)
             if value is not None:

@@ -180,11 +180,11 @@ class Gem5Engine(Engine):
                                   stall=BOOT_STALL)
             finally:
                 rd.m5out_boot.unlink()
-            consoles = {h: read_text(path) for h, path in files.items()}
+            consoles = {name: read_text(path) for name, path in files.items()}
             shutil.copy(new.boot_log, rd.engine_boot_log)
             if result.returncode != ExitStatus.DONE:
-                for h, text in consoles.items():
-                    rd.console(h).write_text(text)
+                for name, text in consoles.items():
+                    rd.console(name).write_text(text)
                 raise BootFailed(self._boot_failure(result, consoles))
             for h in spec.hosts:
                 new.console(h.name).write_text(consoles[h.name])

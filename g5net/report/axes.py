@@ -1,0 +1,37 @@
+"""An x axis that names what moves along it: the swept key and its partners
+(the other axes of its zip group and keys derived from it, runs.partners),
+whose values are printed under each tick, so that a reader of the plot knows
+that 4 streams came with 64K messages without the table."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .figure_files import bytes_label
+from .runs import Run, fmt_value, short
+
+Format = Callable[[Any], str]
+
+
+def axis_label(label: str, partners: Sequence[str]) -> str:
+    if not partners:
+        return label
+    return f"{label}\n(paired with {', '.join(short(k) for k in partners)})"
+
+
+def tick_labels(runs: Sequence[Run], key: str, values: Sequence[Any], partners: Sequence[str],
+                fmt: Format = fmt_value) -> list[str]:
+    """One label per value of `key`: the value, then `name=value` of each partner."""
+    at = {repr(r.params.get(key)): r for r in runs}
+    out = []
+    for v in values:
+        run = at[repr(v)]
+        out.append("\n".join([fmt(v), *(f"{k.rpartition('.')[2]}={_partner(run.params.get(k))}"
+                                        for k in partners)]))
+    return out
+
+
+def _partner(v: Any) -> str:
+    # Sizes are swept in powers of two: 65536 reads better as 64K.
+    return bytes_label(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else fmt_value(v)
