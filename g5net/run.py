@@ -104,7 +104,7 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
     """The run of `spec` in the temporary directory `rd`, committed under `store`."""
     record = run_record.begin(rid, spec.experiment.name, spec.to_dict())
     record["engine"] = {"name": info.name, "binary": str(info.binary), "version": info.version,
-                        "digest": info.digest}
+                        "digest": info.digest, "args": list(info.args)}
     record["artifacts"] = {k: {"digest": v} for k, v in arts.digests().items()}
     for v, k in arts.kernels.items():
         record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)

@@ -13,6 +13,16 @@ def add_source(p: argparse.ArgumentParser) -> None:
                         "folder of run directories (results/ after several g5net run)")
 
 
+def add_gem5_args(p: argparse.ArgumentParser) -> None:
+    """--gem5-arg of the commands that run gem5 (g5net/engines/gem5/gem5_args.py)."""
+    p.add_argument("--gem5-arg", action="append", default=[], metavar="FLAG",
+                   help="pass FLAG to gem5 in the measured phase, one word each "
+                        "(--gem5-arg=--debug-flags=Ethernet --gem5-arg=--debug-file=eth.log; "
+                        "the trace lands in the run's m5out/); recorded in run.json, and part "
+                        "of the run id unless it only adds gem5's debug output; repeatable; "
+                        "also read from $G5NET_GEM5_ARGS")
+
+
 def add_sources(p: argparse.ArgumentParser) -> None:
     """One or more SOURCEs, read together (g5net report)."""
     p.add_argument("sources", type=Path, nargs="+", metavar="SWEEPDIR|RUNDIR|FOLDER",

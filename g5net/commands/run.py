@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import engines, run, spec as specmod
+from ..engines.gem5 import gem5_args
+from . import add_gem5_args
 from ..errors import EngineError
 
 DEFAULT_STORE = Path("results")
@@ -33,6 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="store the run directory under DIR (default: %(default)s)")
     p.add_argument("--json", action="store_true",
                    help="print run.json's status, run directory and metrics as JSON on stdout")
+    add_gem5_args(p)
     p.set_defaults(func=main)
 
 
@@ -74,6 +77,7 @@ def best_engine(log) -> str:
 
 def main(args: argparse.Namespace) -> int:
     log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
+    gem5_args.export(args.gem5_arg)
     spec = specmod.load(args.spec)
     if args.engine:
         spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)

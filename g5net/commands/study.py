@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     ns = argparse.Namespace(spec=spec, out=args.out or _default_dir(args.name, args.scale),
                             runner=args.runner, jobs=args.jobs, retry_failed=False,
                             dry_run=args.dry_run, json=False, slurm_flag=args.slurm_flag,
-                            max_points=sweepmod.MAX_POINTS, no_wait=False)
+                            max_points=sweepmod.MAX_POINTS, no_wait=False, gem5_arg=[])
     return sweepcmd.main(ns)
 
 

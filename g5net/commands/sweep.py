@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import rundir, runners, store, sweep as sweepmod, sweepdir
+from ..engines.gem5 import gem5_args
+from . import add_gem5_args
 from ..runners import local, lock, plan as planmod, slurm
 from ..runners.display import Display
 from ..errors import UsageError
@@ -82,6 +84,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
     p.add_argument("--max-points", type=_positive, default=sweepmod.MAX_POINTS, metavar="N",
                    help="refuse a sweep of more than N points (default: %(default)s)")
+    add_gem5_args(p)
     p.add_argument("--no-wait", action="store_true",
                    help="slurm: return once submitted; `g5net status DIR` follows it")
     p.set_defaults(func=main)
@@ -115,6 +118,8 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 def main(args: argparse.Namespace) -> int:
     _check_flags(args)
+    # Before the plan: a flag that changes the simulation changes the run ids.
+    gem5_args.export(args.gem5_arg)
     sweep = sweepmod.load(args.spec, args.max_points)
     # experiment.name is validated as one plain file name: this stays in results/.
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name

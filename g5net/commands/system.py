@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import run, spec as specmod, system
+from ..engines.gem5 import gem5_args
+from . import add_gem5_args
 from ..engines.gem5 import Gem5Engine
 from ..engines.gem5.boards import board_names
 from ..errors import Gem5Error
@@ -35,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="keep gem5's output (m5out/config.ini, config.json) in DIR "
                         "(default: a temporary directory, removed afterwards)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    add_gem5_args(p)
     p.set_defaults(func=main)
 
 
@@ -77,6 +80,7 @@ def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    gem5_args.export(args.gem5_arg)
     spec = specmod.load(args.spec)
     engine = Gem5Engine()
     # No usable gem5, or a spec it cannot build: said before any artifact is built.

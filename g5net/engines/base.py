@@ -54,6 +54,8 @@ class EngineInfo:
     binary: Path
     version: str
     digest: str
+    # Flags the user passes to the engine itself (recorded in run.json).
+    args: tuple[str, ...] = ()
 
 
 class Engine(abc.ABC):

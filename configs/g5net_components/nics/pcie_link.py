@@ -33,10 +33,9 @@ class PcieLink(SubSystem):
     flow-control credits instead: a difference only where the bound is below
     a packet (1 request of 512 B against 1514 B frames, not 32 of them).
     The NIC's `dma` port connects to `dma_monitor` (a CommMonitor, which
-    changes no timing): it records the NIC's DMA as it leaves the device, each
-    read's latency (`readLatencyHist`) and the gaps between reads
-    (`ittReadRead`), which a window smaller than a transfer stretches. Its
-    byte counters count only with its bandwidth histograms, left off.
+    changes no timing): it records the NIC's DMA as it leaves the device,
+    bytes read and written and the gaps between reads (`ittReadRead`), which
+    a window smaller than a transfer stretches.
     """
 
     def __init__(self, nic) -> None:

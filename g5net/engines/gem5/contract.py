@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 # The config JSON's version: bumped when a field changes meaning or appears.
 SCHEMA_VERSION = 2
@@ -159,7 +159,7 @@ class _OutdirFile:
     NAME: ClassVar[str]
 
     def to_json(self) -> str:
-        return json.dumps(asdict(cast(Any, self)), indent=2) + "\n"
+        return json.dumps(asdict(self), indent=2) + "\n"
 
     @classmethod
     def from_json(cls, text: str):

@@ -19,6 +19,7 @@ once per checkpoint.
 from __future__ import annotations
 
 import hashlib
+import shlex
 import shutil
 import time
 from pathlib import Path
@@ -31,6 +32,7 @@ from ...guest.protocol import BOOTED, CHECKPOINT_STUB
 from ...rundir import RunDir
 from ...spec import Spec
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
+from . import gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
 from .config_files import configs_digest
@@ -96,10 +98,15 @@ class Gem5Engine(Engine):
         return self._build
 
     def info(self) -> EngineInfo:
-        """The digest covers the binary and configs/: both decide what a run does."""
+        """The digest covers the binary, configs/ and the user's gem5 flags that
+        may change what is simulated: all decide what a run does."""
         b = self.probe()
-        digest = hashlib.sha256(f"{b.digest}:{configs_digest()}".encode()).hexdigest()
-        return EngineInfo(self.name, b.binary, b.version, digest)
+        args = gem5_args.from_env()
+        key = f"{b.digest}:{configs_digest()}"
+        if gem5_args.simulated(args):
+            key += ":" + shlex.join(gem5_args.simulated(args))
+        return EngineInfo(self.name, b.binary, b.version,
+                          hashlib.sha256(key.encode()).hexdigest(), args)
 
     def usable(self, spec: Spec) -> Gem5Build:
         """This gem5 build, once it and `spec` are known to go together."""
@@ -151,7 +158,8 @@ class Gem5Engine(Engine):
         config = atomic.write_text(outdir / "gem5-describe.json", run_config(
             Phase.DESCRIBE, spec, artifacts, jobs, outdir / "no-checkpoint").to_json())
         result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
-                          time.monotonic() + DESCRIBE_TIMEOUT_S, {})
+                          time.monotonic() + DESCRIBE_TIMEOUT_S, {},
+                          extra_args=gem5_args.from_env())
         failure = classify_failure(result) or ("timed out" if result.timed_out else None)
         if failure:
             raise Gem5Error(f"building the system of {spec.experiment.name} "
@@ -230,7 +238,8 @@ class Gem5Engine(Engine):
                  f"--host {spec.hosts[0].name})")
         result = run_gem5(self.probe().binary, config, rd.m5out, rd.engine_log, deadline,
                           {h.name: console_file(rd.m5out, names[h.name]) for h in spec.hosts},
-                          report=lambda line: progress(f"measuring: {line}"))
+                          report=lambda line: progress(f"measuring: {line}"),
+                          extra_args=gem5_args.from_env())
         consoles = {}
         for h in spec.hosts:
             text = read_text(ckpt.console(h.name)) + read_text(console_file(rd.m5out, names[h.name]))

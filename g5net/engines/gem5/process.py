@@ -7,7 +7,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,13 +203,15 @@ def classify_failure(result: Gem5Result) -> str | None:
 
 def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,
              consoles: dict[str, Path], report: Callable[[str], None] = lambda line: None,
-             stall: Stall | None = None) -> Gem5Result:
+             stall: Stall | None = None, extra_args: Sequence[str] = ()) -> Gem5Result:
     """Run configs/g5net_hosts.py on `config` until it ends, the deadline passes,
     a guest panics, or (with `stall`) the boot stalls (`consoles`: host -> the
-    console file gem5 writes). `report` hears where it is every REPORT_EVERY_S."""
+    console file gem5 writes). `report` hears where it is every REPORT_EVERY_S;
+    `extra_args` go to gem5 before g5net's own."""
     outdir.mkdir(parents=True, exist_ok=True)
     # Listeners on: the terminals' sockets are what `g5net console` attaches to.
-    cmd = [str(binary), "--listener-mode=on", f"--outdir={outdir}", str(HOSTS_CONFIG), str(config)]
+    cmd = [str(binary), *extra_args, "--listener-mode=on", f"--outdir={outdir}", str(HOSTS_CONFIG),
+           str(config)]
     start = time.monotonic()
     watch = Watch(consoles, outdir / PROGRESS_NAME, start, stall)
     panic, panic_seen, stalled = None, 0.0, None
