@@ -92,3 +92,8 @@ def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
     again = subprocess.run(G5NET + ["sweep", str(SPEC), "--out", str(sd.path)],
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 to run" in again.stderr
+    # ... and with -q says nothing: the exit status and --json tell the outcome.
+    quiet = subprocess.run(G5NET + ["sweep", str(SPEC), "--out", str(sd.path), "-q", "--json"],
+                           capture_output=True, text=True, timeout=120)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert json.loads(quiet.stdout)["counts"] == {"done": len(plan.points)}

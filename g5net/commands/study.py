@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import runners, sweep as sweepmod
+from .. import runners
 from ..report import runs as runsmod
 from ..study import catalog, results
 from ..study.report import write
-from . import sweep as sweepcmd
+from . import add_gem5_args, sweep as sweepcmd
 
 EPILOG = """\
 A study is a folder under studies/ (study.toml says what it holds): the sweep
@@ -48,6 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--dry-run", action="store_true",
                      help="list the points, run ids, boots and the resources each asks for")
     run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag, metavar="KEY=VALUE")
+    add_gem5_args(run)
     run.set_defaults(func=_run)
 
     save = verbs.add_parser("save", help="commit a finished run's small files under studies/NAME/results")
@@ -80,13 +81,16 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """`g5net sweep` on the study's spec, its arguments parsed by the CLI's own
+    parser: every option of the sweep keeps its default."""
+    from .. import cli  # the CLI imports this module: not at import time
     study = catalog.load(args.name)
-    spec = study.spec(args.scale)
-    ns = argparse.Namespace(spec=spec, out=args.out or _default_dir(args.name, args.scale),
-                            runner=args.runner, jobs=args.jobs, retry_failed=False,
-                            dry_run=args.dry_run, json=False, slurm_flag=args.slurm_flag,
-                            max_points=sweepmod.MAX_POINTS, no_wait=False, gem5_arg=[])
-    return sweepcmd.main(ns)
+    argv = ["sweep", str(study.spec(args.scale)), "--runner", args.runner,
+            "--out", str(args.out or _default_dir(args.name, args.scale))]
+    argv += ["--jobs", str(args.jobs)] * bool(args.jobs) + ["--dry-run"] * args.dry_run
+    argv += ["-q"] * args.quiet + [f"--gem5-arg={a}" for a in args.gem5_arg]
+    argv += [f"--slurm-flag={k}={v}" for k, v in args.slurm_flag]
+    return sweepcmd.main(cli.build_parser().parse_args(argv))
 
 
 def _save(args: argparse.Namespace) -> int:

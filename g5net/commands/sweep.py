@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -117,6 +119,15 @@ def _check_flags(args: argparse.Namespace) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as stack:
+        if args.quiet:
+            # Progress (these lines and the runners' display) goes to stderr;
+            # errors are raised, and printed by the CLI after this returns.
+            stack.enter_context(contextlib.redirect_stderr(stack.enter_context(open(os.devnull, "w"))))
+        return _sweep(args)
+
+
+def _sweep(args: argparse.Namespace) -> int:
     _check_flags(args)
     # Before the plan: a flag that changes the simulation changes the run ids.
     gem5_args.export(args.gem5_arg)
@@ -150,7 +161,7 @@ def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoi
     todo_indices = {p.index for p in todo}
     settled = Counter(store.status_of(sd.store, p) or store.PENDING
                       for p in plan.points if p.index not in todo_indices)
-    local.run(sd, todo, jobs, Display(len(plan.points), jobs, settled=settled))
+    local.run(sd, todo, jobs, Display(len(plan.points), jobs, sys.stderr, settled=settled))
 
 
 def _run_slurm(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],
@@ -165,7 +176,7 @@ def _run_slurm(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoi
              f"script and output in {sd.slurm}")
     if args.no_wait:
         return
-    slurm.wait(sd, plan, Display(len(plan.points), args.jobs or len(plan.points)))
+    slurm.wait(sd, plan, Display(len(plan.points), args.jobs or len(plan.points), sys.stderr))
     for p, why in slurm.lost(sd, plan):
         _log(f"point {p.index} ({', '.join(f'{k}={v!r}' for k, v in p.params.items())}) "
              f"left the queue without a run ({why}); `g5net sweep` again resubmits it")
