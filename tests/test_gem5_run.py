@@ -89,8 +89,10 @@ def test_integrated_nic_restores_the_same_checkpoint_and_moves_dma(pcie_run: Run
     assert record["status"] == "done", record.get("failure")
     assert record["timings"]["boot_s"] == {}, "booted again instead of restoring the checkpoint"
     print(f"integrated placement, restored: {time.monotonic() - t0:.0f} s wall")
-    # DMA: across the PCIe link into the I/O bus, or through an on-chip buffer onto the membus.
-    assert dma_path(pcie_run) == ["pcie_links.upstream", "iobus"]
+    # DMA: across the PCIe link (its monitor, the bound on reads in flight, the
+    # crossbar) into the I/O bus, or through an on-chip buffer onto the membus.
+    assert dma_path(pcie_run) == ["pcie_links.dma_monitor", "pcie_links.dma_window",
+                                  "pcie_links.upstream", "iobus"]
     assert dma_path(rd) == ["dma_buffers", "cache_hierarchy.membus"]
     rows = nic_counters(rd.stats_txt, quickstart())
     assert any(r and all(v > 0 for v in r.values()) for r in rows), rows
