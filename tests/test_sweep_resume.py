@@ -23,11 +23,11 @@ G5NET = [sys.executable, "-m", "g5net.cli"]
 POINT_TIMEOUT_S = 600
 
 
-def _sweep(out: Path, log: Path) -> subprocess.Popen:
+def _sweep(out: Path, log: Path, spec: Path = SPEC) -> subprocess.Popen:
     """The sweep runner, its progress to `log`: a pipe nobody reads while the
     test waits would fill and stall the runner."""
     with open(log, "w") as err:
-        return subprocess.Popen(G5NET + ["sweep", str(SPEC), "--out", str(out), "--jobs", "2"],
+        return subprocess.Popen(G5NET + ["sweep", str(spec), "--out", str(out), "--jobs", "2"],
                                 stderr=err, stdin=subprocess.DEVNULL)
 
 
@@ -50,22 +50,30 @@ def _status(sd: SweepDir) -> dict:
 
 
 def test_killed_sweep_resumes_and_runs_every_point_once(tmp_path):
-    sd = SweepDir(tmp_path / "quick")
-
     # Ctrl-C while the first points run: they stop and leave nothing behind.
+    # Their streams last a minute, so that none can finish first (a quick
+    # point takes under 9 s once its guests boot).
+    interrupted = SweepDir(tmp_path / "interrupted")
+    long_spec = tmp_path / "long.toml"
+    long_spec.write_text(SPEC.read_text().replace("\nduration_s = 1\n", "\nduration_s = 60\n"))
+    assert "\nduration_s = 60\n" in long_spec.read_text()
     log = tmp_path / "sweep.log"
-    proc = _sweep(sd.path, log)
-    _wait_for(lambda: sd.plan_json.exists() and len(store.temporaries(sd.store)) == 2, POINT_TIMEOUT_S)
-    assert _status(sd)["counts"].get("running") == 2
+    proc = _sweep(interrupted.path, log, long_spec)
+    _wait_for(lambda: interrupted.plan_json.exists() and len(store.temporaries(interrupted.store)) == 2,
+              POINT_TIMEOUT_S)
+    assert _status(interrupted)["counts"].get("running") == 2
     time.sleep(5)
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=60) == 130, log.read_text()
-    assert store.temporaries(sd.store) == []
-    assert _runs(sd) == {}
+    assert store.temporaries(interrupted.store) == []
+    assert _runs(interrupted) == {}
+
+    sd = SweepDir(tmp_path / "quick")
 
     # kill -9 once some point is done and others are running.
     proc = _sweep(sd.path, log)
-    _wait_for(lambda: len(_runs(sd)) >= 1 and store.temporaries(sd.store), POINT_TIMEOUT_S)
+    _wait_for(lambda: sd.store.is_dir() and len(_runs(sd)) >= 1 and store.temporaries(sd.store),
+              POINT_TIMEOUT_S)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = _runs(sd)
