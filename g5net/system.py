@@ -71,8 +71,13 @@ def _cpu_side_count(ini: configparser.ConfigParser, cache: str) -> int:
     return 1
 
 
+def _domain_hz(ini: configparser.ConfigParser, domain: str) -> float:
+    """A clock domain's frequency: gem5 writes its period in ticks."""
+    return TICKS_PER_S / int(ini.get(domain, "clock").split()[0])
+
+
 def _clock_hz(ini: configparser.ConfigParser, section: str) -> float:
-    return TICKS_PER_S / int(ini.get(ini.get(section, "clk_domain"), "clock").split()[0])
+    return _domain_hz(ini, ini.get(section, "clk_domain"))
 
 
 def dma_link(ini: configparser.ConfigParser, path: list[dict[str, str]]) -> dict[str, Any]:
@@ -130,11 +135,10 @@ def summarise(ini: configparser.ConfigParser, boards: dict[str, str]) -> dict[st
         nics = [s for s in ini.sections()
                 if s.startswith(prefix) and ini.has_option(s, "dma")
                 and ini.has_option(s, "hardware_address")]
-        clock_ticks = int(ini.get(f"{board}.clk_domain", "clock").split()[0])
         out[host] = {
             "cpus": len(cpus),
             "cpu_types": sorted({ini.get(s, "type") for s in cpus}),
-            "clock_ghz": round(TICKS_PER_S / clock_ticks / 1e9, 3),
+            "clock_ghz": round(_domain_hz(ini, f"{board}.clk_domain") / 1e9, 3),
             "caches": [{"object": s[len(prefix):], "size_bytes": int(ini.get(s, "size")),
                         "assoc": int(ini.get(s, "assoc")),
                         "requesters": _cpu_side_count(ini, s)} for s in caches],

@@ -22,32 +22,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from g5net.artifacts.host import host_packages  # noqa: E402
 from g5net.commands.artifacts import kernels_for  # noqa: E402
 
 G5NET = [sys.executable, "-m", "g5net.cli"]
-# What make demo's steps need of disk-images/host-packages.txt.
-DEMO_STEPS = ("kernel", "m5", "image", "qemu")
-
-
-def installed(package: str) -> bool:
-    out = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
-                         capture_output=True, text=True, check=False)
-    return out.stdout.endswith("ok installed")
-
-
-def packages_step() -> tuple[float, str]:
-    """Installs the demo's missing Debian packages (as make deps does)."""
-    t0 = time.monotonic()
-    wanted = sorted({p.name for p in host_packages() if set(p.needed_by) & set(DEMO_STEPS)})
-    missing = [p for p in wanted if not installed(p)]
-    if missing:
-        subprocess.run(["apt-get", "update", "-q"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-q", *missing], check=True,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-    note = f"{len(missing)} of {len(wanted)} installed now" if missing else \
-        f"all {len(wanted)} were installed already: checked only"
-    return time.monotonic() - t0, note
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:
@@ -69,7 +46,8 @@ def main() -> int:
     print(f"fresh cache: {cache}", flush=True)
     steps: dict[str, float] = {}
     try:
-        steps["packages"], packages_note = packages_step()
+        # `make demo`'s own first step (Debian packages and the venv), as it runs it.
+        steps["packages"] = timed(["make", "deps"], env)
         variants = list(kernels_for([REPO / args.spec]))
         steps["kernel"] = sum(timed(G5NET + ["artifacts", "build", "--kernel", v], env)
                               for v in variants)
@@ -90,8 +68,7 @@ def main() -> int:
     total = sum(steps.values())
     print(f"\ntime to the demo's table on a fresh cache ({args.spec}, {os.cpu_count()} cores):")
     for name, seconds in [*steps.items(), ("total", total)]:
-        note = f"  ({packages_note})" if name == "packages" else ""
-        print(f"  {name:<9} {seconds:7.1f} s  {seconds / 60:5.1f} min{note}")
+        print(f"  {name:<9} {seconds:7.1f} s  {seconds / 60:5.1f} min")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average at the end (1, 5, 15 min; other work counts too): {load}")
     print(f"kernels built: {', '.join(built)} (of {len(variants)} the spec boots)")
