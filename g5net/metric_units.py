@@ -77,6 +77,10 @@ GUEST: tuple[RunMetric, ...] = (
     _guest("ipi_irqs_per_pkt", "1/pkt", "inter-processor interrupts per packet"),
     _guest("other_irqs_per_pkt", "1/pkt", "other interrupts per packet"),
     _guest("nic_irqs_per_rx_pkt", "1/pkt", "NIC interrupts per received packet"),
+    _guest("tcp_retrans", "count", "TCP segments the host resent (/proc/net/snmp RetransSegs): "
+                                   "packets lost on the way"),
+    _guest("rx_dropped", "count", "received packets the host's NICs dropped or overran "
+                                  "(/proc/net/dev rx drop + fifo)"),
     _guest("cpu_us_per_pkt", "us/pkt", "busy CPU time per packet: gem5's where gem5 ran, else "
                                        "/proc/stat's user, system, irq and softirq time"),
 )
@@ -102,13 +106,15 @@ def _gem5_per_pkt(name: str) -> tuple[RunMetric, ...]:
 
 
 GEM5 = (
-    _gem5("sim_seconds"), _gem5("nic_rx_pkts"), _gem5("nic_tx_pkts"),
+    _gem5("sim_seconds"), _gem5("nic_rx_pkts"), _gem5("nic_tx_pkts"), _gem5("pcie_link_util"),
     RunMetric("cpu_busy_s", "s", "gem5", "CPU time not idle, all CPUs of the host added, from "
                                          "gem5's cycle counters (g5net/stats/cpu_time.py)"),
     RunMetric("gem5_packets", "count", "gem5", "packets of the region by the NIC model's counters "
                                                "(the guest's count where the NIC has none)"),
     RunMetric("cpu_util_per_cpu", "fraction", "gem5", "each CPU's share of the region not halted "
                                                       "(a list, by CPU number)"),
+    RunMetric("cpu_util_max", "fraction", "gem5", "the busiest CPU's share of the region not "
+                                                  "halted: one CPU doing the work while others idle"),
     RunMetric("cpu_util_per_core", "fraction", "gem5", "each core's: the mean of its threads' CPUs "
                                                        "(a list, by core number)"),
     *(m for name in GEM5_PER_PKT for m in (_gem5(name), *_gem5_per_pkt(name))),

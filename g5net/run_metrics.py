@@ -51,8 +51,12 @@ GEM5_DERIVED = {
     "l3_data_misses": ("count", "L3 misses of data accesses and page-table walks "
                                 "(l3_misses - l3_inst_misses)"),
     "other_uops": ("count", "committed micro-ops neither loads nor stores"),
+    "pcie_link_util": ("fraction", "busy fraction of the NIC's PCIe link in its busier direction "
+                                   "(pcie_to_host_busy_ticks or pcie_to_device_busy_ticks over "
+                                   "sim_ticks; with several NICs, their links' sum)"),
 }
 _GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
+_PCIE_BUSY = ("pcie_to_host_busy_ticks", "pcie_to_device_busy_ticks")
 
 
 def _per(value: float | None, count: float | None) -> float | None:
@@ -93,6 +97,7 @@ def _gem5_cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
     return {"cpu_util": sum(b for b, _ in cpus) / sum(t for _, t in cpus),
             "cpu_busy_s": sum(each) * seconds,
             "cpu_util_per_cpu": each,
+            "cpu_util_max": max(each),
             "cpu_util_per_core": per_core(each, threads_per_core)}
 
 
@@ -119,6 +124,9 @@ def _gem5_metrics(gem5: dict[str, Any], guest: tuple[int, int] | None) -> dict[s
             out[f"{k}_per_tx_pkt"] = _per(gem5[k], tx)
     if "sim_seconds" in gem5:
         out["sim_seconds"] = gem5["sim_seconds"]
+    busy = [gem5[k] for k in _PCIE_BUSY if k in gem5]
+    if busy and gem5.get("sim_ticks"):
+        out["pcie_link_util"] = max(busy) / gem5["sim_ticks"]
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -158,6 +166,10 @@ def _guest_metrics(roi: dict[str, Any]) -> dict[str, Any]:
         nic_irqs_per_pkt=_per(roi["nic_irqs"], packets),
         pkts_per_nic_irq=_per(packets, roi["nic_irqs"]),
         cpu_us_per_pkt=_per(busy_ticks * 1e6 / USER_HZ, packets),
+        # Where a stream lost packets: TCP resent them; the driver counts the
+        # NIC's receive drops and overruns (missed packets, FIFO overflows).
+        tcp_retrans=roi.get("snmp", {}).get("Tcp.RetransSegs"),
+        rx_dropped=sum(d["rx_drop"] + d["rx_fifo"] for d in roi.get("netdev", {}).values()),
     )
 
 

@@ -69,27 +69,26 @@ class PlannedPoint:
     params: dict[str, Any]
     spec: dict[str, Any]  # resolved, as Spec.to_dict writes it
     resources: Resources
+    # The boot checkpoint the point restores (gem5), shared by the points with
+    # the same key; None where every run boots its hosts (QEMU).
+    checkpoint: str | None = None
 
     @classmethod
-    def of(cls, point: Point, run_id: str) -> PlannedPoint:
+    def of(cls, point: Point, run_id: str, checkpoint: str | None = None) -> PlannedPoint:
         """A point of a sweep under the run id its spec, artifacts and engine give it."""
         return cls(point.index, run_id, point.spec.experiment.name, point.params,
-                   point.spec.to_dict(), Resources.of(point.spec))
+                   point.spec.to_dict(), Resources.of(point.spec), checkpoint)
 
     @property
     def dir_name(self) -> str:
         return rundir.dir_name(self.name, self.run_id)
-
-    @property
-    def boots(self) -> int:
-        return len(self.spec["hosts"])
 
     def load_spec(self) -> Spec:
         return specmod.from_dict(self.spec, source=f"point {self.index}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "run_id": self.run_id, "name": self.name,
-                "dir": self.dir_name, "boots": self.boots, "params": self.params,
+                "dir": self.dir_name, "checkpoint": self.checkpoint, "params": self.params,
                 "resources": self.resources.to_dict(), "spec": self.spec}
 
 
@@ -127,7 +126,8 @@ def read(sd: SweepDir) -> Plan:
                           f"{PLAN_VERSION}; start the sweep again to rewrite it")
     try:
         points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
-                                    Resources(**p["resources"])) for p in data["points"])
+                                    Resources(**p["resources"]), p.get("checkpoint"))
+                       for p in data["points"])
         return Plan(data["source"], tuple(data["parameters"]), points)
     except (KeyError, TypeError) as e:
         raise RunnerError(f"{sd.plan_json}: damaged: {type(e).__name__} {e}; start the sweep "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from g5net import spec
 from g5net.stats import iter_dumps
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -91,3 +92,25 @@ def test_throughput_does_not_move_where_the_cpu_limits_it():
     mbps = {m: _run(m)[2]["client"]["workloads"]["stream"]["throughput_mbps"] for m in (512, 4096)}
     print(f"throughput (Mbit/s): {mbps}")
     assert mbps[512] == pytest.approx(mbps[4096], rel=0.02)
+
+
+def test_the_link_is_busy_for_the_bytes_it_carried_at_its_data_rate():
+    """metrics.json's pcie_link_util is the link's busy time: the receiver's
+    link carried the DMA writes of every received byte towards the host, at
+    no more than the data rate the spec derives for it (gen 2 x8, 128-byte
+    payloads: 3.37 GB/s), plus each packet's header cycles on the bus."""
+    d = FIXTURES / "gem5-mrrs-4096"
+    stream = next(iter_dumps(d / "stats.txt"))
+    nic = spec.from_dict(json.loads((d / "spec.json").read_text())).hosts[0].nic
+    carried = stream.value("server.pcie_links.upstream.pktSize_server.pcie_links.dma_window"
+                           ".mem_side_port::server.iobus.cpu_side_ports[3]")
+    busy_s = stream.value("server.pcie_links.upstream.reqLayer0.occupancy") / 1e12
+    at_data_rate_s = carried / (nic.pcie_data_gbytes_per_s * 1e9)
+    print(f"{carried:.0f} B carried, busy {busy_s * 1e3:.3f} ms, {at_data_rate_s * 1e3:.3f} ms "
+          f"at the data rate")
+    # Measured: busy 1.26 times the bytes' time at the data rate.
+    assert at_data_rate_s <= busy_s <= 1.5 * at_data_rate_s
+    metrics = json.loads((d / "metrics.json").read_text())["hosts"]["server"]["stream"]
+    assert metrics["pcie_link_util"] == pytest.approx(
+        busy_s * 1e12 / stream.value("simTicks"), rel=1e-9)
+    assert 0 < metrics["pcie_link_util"] < 1

@@ -1,14 +1,21 @@
 """Every study folder is consistent with the code as it is: each scale's sweep
 expands to valid specs, each expected relation compares values its sweep
-takes, and each finding names a relation that exists. Fast: no run."""
+takes, each finding names a relation that exists, and the committed results,
+report and README summary agree with each other and with configs/. Fast: no run."""
 
 from __future__ import annotations
+
+import dataclasses
+import re
 
 import pytest
 
 from g5net import check, sweep
+from g5net.artifacts.host import REPO
+from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
-from g5net.study import catalog
+from g5net.errors import StudyError
+from g5net.study import catalog, findings, report, results
 
 STUDIES = catalog.names()
 
@@ -23,8 +30,9 @@ def test_there_are_five_studies():
 
 @pytest.mark.parametrize("name", STUDIES)
 def test_each_scale_expands_and_each_relation_compares_swept_values(name):
-    """A relation whose key a scale does not sweep is not tested at that scale
-    (the quick 10GbE study has no switch); some scale must sweep it."""
+    """A relation or figure whose key a scale does not sweep is not tested or
+    drawn at that scale (the quick Niagara 2 study has one connection count);
+    some scale must sweep it."""
     study = catalog.load(name)
     relations = check.load(study.expect).relations
     swept_somewhere: set[str] = set()
@@ -38,10 +46,10 @@ def test_each_scale_expands_and_each_relation_compares_swept_values(name):
             for label in (r.left_label, r.right_label) if r.by in taken else ():
                 assert label in taken[r.by], \
                     f"{name} {scale}: relation {r.name!r}: {r.by} never takes {label!r} ({taken[r.by]})"
-        for f in study.figures:
-            assert f.x in taken, f"{name} {scale}: figure {f.name!r} plots against {f.x}, not swept"
     for r in relations:
         assert r.by in swept_somewhere, f"{name}: relation {r.name!r} is by {r.by}, swept by no scale"
+    for f in study.figures:
+        assert f.x in swept_somewhere, f"{name}: figure {f.name!r} plots against {f.x}, swept by no scale"
 
 
 @pytest.mark.parametrize("name", STUDIES)
@@ -50,3 +58,85 @@ def test_each_finding_names_a_relation_that_exists(name):
     relations = {r.name for r in check.load(study.expect).relations}
     for finding in study.findings:
         assert not finding.relation or finding.relation in relations, (name, finding.name)
+
+
+# ----------------------------------------------- the committed quick results
+# Each study's quick scale, run on gem5 by the committed code and saved with
+# `g5net study save`: current with configs/, reported as committed, and its
+# findings honest about what did not reproduce.
+
+
+def _committed(name: str) -> tuple[catalog.Study, list]:
+    study = catalog.load(name)
+    results.check_current(study)  # StudyError (stale or missing) says what to run
+    return study, runsmod.load(study.results)
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_committed_results_are_every_quick_point_done_by_the_current_configs(name):
+    study, runs = _committed(name)
+    made = results.provenance(study)
+    assert made["scale"] == "quick" and made["gem5_version"]
+    points = sweep.load(study.spec("quick")).points
+    assert made["runs"] == len(runs) == len(points), (made["runs"], len(runs), len(points))
+    assert {r.status for r in runs} == {"done"}
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest(name):
+    """A finding not reproduced says why (its `why`, written from the measured
+    values); the expect.toml relations of reproduced findings pass `g5net check`."""
+    study, runs = _committed(name)
+    expectations = check.load(study.expect)
+    for row in findings.evaluate(study, runs):
+        if row.verdict in ("no", "partly", "not measured"):
+            assert row.finding.why, f"{name}: finding {row.finding.name} is {row.verdict!r}: say why"
+        if not row.finding.relation:
+            continue
+        cited = [r for r in expectations.relations if r.name == row.finding.relation]
+        outcome = check.evaluate(dataclasses.replace(expectations, relations=tuple(cited)), runs)
+        assert bool(outcome.failures) == (row.verdict != "yes"), (row.finding.name, outcome.failures)
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_the_committed_report_is_the_report_of_the_committed_results(name, tmp_path):
+    study, runs = _committed(name)
+    report.write(study, runs, report.results_label(study), results.provenance(study), tmp_path)
+    committed = study.report_dir / report.REPORT
+    assert committed.read_text() == (tmp_path / report.REPORT).read_text(), \
+        f"{committed} is out of date: run `g5net study report {name}`"
+    for png in tmp_path.glob("*.png"):
+        assert (study.report_dir / png.name).is_file(), f"{study.report_dir / png.name} is missing"
+
+
+def test_the_readme_summarises_every_study_from_its_committed_results():
+    readme = REPO / "README.md"
+    block = report.readme_block([catalog.load(n) for n in STUDIES])
+    assert report.with_readme_block(readme.read_text(), block) == readme.read_text(), \
+        "README.md's study summaries are out of date: run `make docs`"
+
+
+@pytest.mark.parametrize("finding, error", [
+    ('measure = "server.stream"', "measure = 'server.stream' is not HOST.WORKLOAD.METRIC"),
+    ('measure = "server.stream.x"\nrelation = "r"', "a relation or a measure, not both"),
+    ('range = [1, 2]', "range needs a measure"),
+    ('measure = "server.stream.x"\nrange = [2, 1]', "range: expected [LOW, HIGH], two numbers"),
+])
+def test_a_malformed_finding_is_named(tmp_path, finding, error):
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "study.toml").write_text(
+        f'title = "t"\npaper = "p"\nabout = "a"\n[[finding]]\nname = "f"\ntext = "t"\npaper = "p"\n{finding}\n')
+    with pytest.raises(StudyError, match=re.escape(error)):
+        catalog.load("toy", tmp_path)
+
+
+def test_a_table_names_metrics_and_a_where_names_values(tmp_path):
+    (tmp_path / "toy").mkdir()
+    head = 'title = "t"\npaper = "p"\nabout = "a"\n'
+    (tmp_path / "toy" / "study.toml").write_text(head + '[[table]]\nname = "t"\ntitle = "T"\ncolumns = ["cpu_util"]\n')
+    with pytest.raises(StudyError, match=re.escape("columns: expected a list of HOST.WORKLOAD.METRIC")):
+        catalog.load("toy", tmp_path)
+    (tmp_path / "toy" / "study.toml").write_text(
+        head + '[[table]]\nname = "t"\ntitle = "T"\ncolumns = ["a.b.c"]\nwhere = {"host.nic.mtu" = [1]}\n')
+    with pytest.raises(StudyError, match=re.escape("table t: where: host.nic.mtu = [1]")):
+        catalog.load("toy", tmp_path)

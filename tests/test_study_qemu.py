@@ -57,6 +57,17 @@ why = "measured under QEMU, no timing model"
 name = "offload"
 text = "an offload engine halves latency"
 paper = "-50%"
+[[finding]]
+name = "packets"
+text = "a 64 KB write is more than 40 packets"
+paper = "45"
+measure = "client.stream.tx_packets"
+range = [40, 1e12]
+[[table]]
+name = "big"
+title = "The 64 KB point"
+columns = ["server.stream.throughput_mbps", "client.stream.cpu_util"]
+where = {"workloads.stream.msg_bytes" = 65536}
 """
 EXPECT = """
 [[relation]]
@@ -105,4 +116,10 @@ def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
     row = next(line for line in md.splitlines() if line.startswith("| 64 KB writes"))
     assert f"| {verdict} |" in row and f"{got[65536]:.4g} vs {got[1024]:.4g}" in row, row
     assert "| an offload engine halves latency | -50% | - | not modelled | - |" in md
+    # A magnitude: every run's value inside the paper's range.
+    assert "| a 64 KB write is more than 40 packets | 45 | " in md and "2 inside 40-1e+12 | yes |" in md
+    # A table of the runs its `where` selects: one row, the figures of metrics.json.
+    table = md[md.index("## The 64 KB point"):].split("\n\n")[1].splitlines()
+    assert table[0] == "| server throughput_mbps | client cpu_util |" and len(table) == 3
+    assert table[2].startswith(f"| {got[65536]:.4g} | "), table
     assert "| a 2001 server | a QEMU guest |" in md

@@ -9,7 +9,7 @@ from pathlib import Path
 from .. import runners
 from ..report import runs as runsmod
 from ..study import catalog, results
-from ..study.report import write
+from ..study.report import results_label, write
 from . import add_gem5_args, sweep as sweepcmd
 
 EPILOG = """\
@@ -103,10 +103,10 @@ def _save(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     study = catalog.load(args.name)
     if args.source:
-        source, made = args.source, {}
+        source, label, made = args.source, str(args.source), {}
     else:
-        source, made = study.results, results.check_current(study)
-    path, rows = write(study, runsmod.load(source), str(source), made, args.out or study.report_dir)
+        source, label, made = study.results, results_label(study), results.check_current(study)
+    path, rows = write(study, runsmod.load(source), label, made, args.out or study.report_dir)
     print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
     return 0
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import rundir, runners, store, sweep as sweepmod, sweepdir
-from ..engines.gem5 import gem5_args
+from ..engines.gem5 import checkpoints, gem5_args
 from . import add_gem5_args
 from ..runners import local, lock, plan as planmod, slurm
 from ..runners.display import Display
@@ -151,13 +151,26 @@ def _sweep(args: argparse.Namespace) -> int:
     return _report(sd, plan, args.json)
 
 
+def _boots(points: list[sweepdir.PlannedPoint]) -> int:
+    """Boots that running `points` takes: each boot checkpoint not built yet once,
+    however many points restore it; every host of a point that has none (QEMU)."""
+    new = {p.checkpoint for p in points if p.checkpoint and not checkpoints.built(p.checkpoint)}
+    return len(new) + sum(len(p.spec["hosts"]) for p in points if not p.checkpoint)
+
+
+def _boot_cell(p: sweepdir.PlannedPoint) -> str:
+    if not p.checkpoint:
+        return f"boots {len(p.spec['hosts'])} hosts"
+    return f"checkpoint {p.checkpoint[:8]} {'built' if checkpoints.built(p.checkpoint) else 'to boot'}"
+
+
 def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],
                jobs: int | None) -> None:
     # Under the runner lock with no workers left: every .tmp-* is a dead run's.
     store.remove_temporaries(sd.store)
     jobs = min(jobs or local.default_jobs(todo), max(len(todo), 1))
     _log(f"{len(plan.points)} points, {len(plan.points) - len(todo)} already have a run, "
-         f"{len(todo)} to run ({sum(p.boots for p in todo)} boots) with {jobs} worker(s) in {sd.path}")
+         f"{len(todo)} to run ({_boots(todo)} boots) with {jobs} worker(s) in {sd.path}")
     todo_indices = {p.index for p in todo}
     settled = Counter(store.status_of(sd.store, p) or store.PENDING
                       for p in plan.points if p.index not in todo_indices)
@@ -196,20 +209,21 @@ def _report(sd: SweepDir, plan: sweepdir.Plan, as_json: bool) -> int:
 
 def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
+    todo = []
     for p in plan.points:
         state = store.status_of(sd.store, p) or store.PENDING
         to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state != "done")
+        todo += [p] * to_run
         rows.append({"index": p.index, "run_id": p.run_id, "dir": p.dir_name, "state": state,
-                     "will_run": to_run, "boots": p.boots, "params": p.params,
-                     "resources": p.resources.to_dict()})
+                     "will_run": to_run, "checkpoint": p.checkpoint, "boot": _boot_cell(p),
+                     "params": p.params, "resources": p.resources.to_dict()})
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
         params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
         res = r["resources"]
-        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boots']} boots  "
+        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boot']:<28} "
               f"{res['cpus']} cpu {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  {params}")
-    todo = [r for r in rows if r["will_run"]]
-    print(f"\n{len(rows)} points; {len(todo)} to run, needing {sum(r['boots'] for r in todo)} boots")
+    print(f"\n{len(rows)} points; {len(todo)} to run, needing {_boots(todo)} boots")
     return 0

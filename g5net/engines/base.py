@@ -69,6 +69,11 @@ class Engine(abc.ABC):
         """EngineError naming the key, where `spec` asks for what this engine cannot
         build; run before a run directory exists, and by every dry run."""
 
+    def checkpoint_key(self, spec: Spec, artifacts: Artifacts) -> str | None:
+        """The key of the boot checkpoint `spec` restores, shared by every run with the
+        same key; None where the engine boots every host in every run."""
+        return None
+
     @abc.abstractmethod
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         """Boot every host, run the workloads, leave consoles and engine output in `rd`."""

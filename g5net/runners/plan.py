@@ -32,5 +32,6 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
         variants = tuple(sorted({h.kernel for h in p.spec.hosts}))
         if variants not in arts:
             arts[variants] = run.resolve_artifacts(p.spec, progress, build=build)
-        points.append(PlannedPoint.of(p, run.run_id(p.spec, arts[variants], infos[engine])))
+        points.append(PlannedPoint.of(p, run.run_id(p.spec, arts[variants], infos[engine]),
+                                      engines.get(engine).checkpoint_key(p.spec, arts[variants])))
     return Plan(source, sweep.parameters, tuple(points))

@@ -52,6 +52,8 @@ def _caches(classic: tuple[str, ...], stdlib: tuple[str, ...]) -> tuple[str, ...
 CATALOGUE: tuple[Metric | SumMetric, ...] = (
     Metric("sim_seconds", "s", "simulated time covered by the dump",
            ("sim_seconds", "simSeconds"), per_host=False),
+    Metric("sim_ticks", "ticks", "simulated ticks covered by the dump",
+           ("sim_ticks", "simTicks"), per_host=False),
     Metric("insts", "count", "committed instructions, all CPUs and threads", (
         "**.commitStats*.numInsts",  # v23+: per-thread commit stats of every CPU model
         # Until v22; one level below the host so that O3's `commit.committedInsts`,
@@ -95,6 +97,16 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
     # The IGbE counts an interrupt it posts before it checks the mask, so masked
     # attempts (NAPI polling) count too; interrupts delivered are the guest's
     # nic_irqs (/proc/interrupts).
+    # A PCIe link is an IOXBar at the link's data rate (configs/.../pcie_link.py):
+    # its request layer carries the device's DMA writes and read requests to
+    # the host, its response layer the read data back; each layer's occupancy
+    # is the time it was busy. One link per NIC (`pcie_links`, `pcie_links0`...).
+    Metric("pcie_to_host_busy_ticks", "ticks", "ticks the NICs' PCIe links were busy towards the "
+           "host (DMA writes and read requests), summed over links",
+           ("pcie_links*.upstream.reqLayer0.occupancy",)),
+    Metric("pcie_to_device_busy_ticks", "ticks", "ticks the NICs' PCIe links were busy towards "
+           "the device (DMA read data), summed over links",
+           ("pcie_links*.upstream.respLayer0.occupancy",)),
     Metric("nic_interrupts", "count", "interrupts the NIC model posted, masked attempts included",
            ("**.postedInterrupts",)),
 )

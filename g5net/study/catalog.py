@@ -32,6 +32,13 @@ study.toml::
     y = "server.stream.throughput_mbps"   # HOST.WORKLOAD.METRIC of metrics.json
     hue = ""                          # optional: a parameter that makes series
     normalise = false                 # true: each series over its value at the smallest x
+    where = {"link.switch" = false}   # optional: only the runs with these parameter values
+
+    [[table]]                         # one row per run: its parameters, then these metrics
+    name = "limits"
+    title = "What limits the stream"
+    columns = ["server.stream.throughput_mbps", "client.stream.cpu_util"]
+    where = {}                        # optional, as for a figure
 
     [[finding]]
     name = "mtu-9000"
@@ -39,6 +46,13 @@ study.toml::
     paper = "+40-60% (2.7 vs 1.8 Gbit/s)"
     relation = "mtu-9000"             # the expect.toml [[relation]] named so; "" if not modelled
     why = "..."                       # the measured reason, written from the committed results
+
+    [[finding]]                       # a magnitude rather than a direction
+    name = "pkts-per-intr"
+    text = "7.5 to 11 packets per interrupt"
+    paper = "7.5-11"
+    measure = "server.stream.pkts_per_nic_irq"   # HOST.WORKLOAD.METRIC: its values over the runs
+    range = [7.5, 11]                 # optional: reproduced where our values fall inside
 """
 
 from __future__ import annotations
@@ -47,10 +61,12 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..artifacts.host import REPO
 from ..errors import StudyError
+from ..report.runs import Run
 
 # A folder of studies of one's own, laid out as studies/ is, takes its place.
 STUDIES = Path(os.environ.get("G5NET_STUDIES", REPO / "studies"))
@@ -73,11 +89,25 @@ class Figure:
     y: str
     hue: str = ""
     normalise: bool = False
+    where: tuple[tuple[str, Any], ...] = ()
 
     @property
     def host_workload_metric(self) -> tuple[str, str, str]:
         host, workload, metric = self.y.split(".")
         return host, workload, metric
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    title: str
+    columns: tuple[str, ...]  # HOST.WORKLOAD.METRIC
+    where: tuple[tuple[str, Any], ...] = ()
+
+
+def selected(runs: Sequence[Run], where: tuple[tuple[str, Any], ...]) -> list[Run]:
+    """The runs whose parameters have every value of `where`."""
+    return [r for r in runs if all(r.params.get(k) == v for k, v in where)]
 
 
 @dataclass(frozen=True)
@@ -87,6 +117,8 @@ class Finding:
     paper: str
     relation: str = ""
     why: str = ""
+    measure: str = ""
+    range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +131,7 @@ class Study:
     stand_ins: tuple[StandIn, ...]
     figures: tuple[Figure, ...]
     findings: tuple[Finding, ...]
+    tables: tuple[Table, ...] = ()
 
     def spec(self, scale: str) -> Path:
         """The sweep spec of `scale`; StudyError naming the scales it has."""
@@ -128,16 +161,36 @@ def names(root: Path = STUDIES) -> list[str]:
     return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}"))
 
 
-def _value(table: Mapping[str, Any], key: str, where: str, kind: type, required: bool) -> Any:
-    value = table.get(key, kind())
-    if not isinstance(value, kind) or (required and not value):
-        want = "true or false" if kind is bool else "a non-empty string" if required else "a string"
-        raise StudyError(f"{where}: {key}: expected {want}, got {value!r}")
+def _refs(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) and len(x.split(".")) == 3 for x in v)
+
+
+def _span(v: Any) -> bool:
+    return v == [] or (isinstance(v, list) and len(v) == 2 and v[0] <= v[1] and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v))
+
+
+# What a key of each kind holds: (its type, a test of a value, what to say when it fails).
+_KINDS: dict[str, tuple[type, Any, str]] = {
+    "text": (str, lambda v: isinstance(v, str), "a string"),
+    "flag": (bool, lambda v: isinstance(v, bool), "true or false"),
+    "where": (dict, lambda v: isinstance(v, dict), "a table of parameter = value"),
+    "refs": (list, _refs, "a list of HOST.WORKLOAD.METRIC strings"),
+    "span": (list, _span, "[LOW, HIGH], two numbers"),
+}
+
+
+def _value(table: Mapping[str, Any], key: str, where: str, kind: str, required: bool) -> Any:
+    default, ok, want = _KINDS[kind]
+    value = table.get(key, default())
+    if not ok(value) or (required and not value):
+        raise StudyError(f"{where}: {key}: expected {'a non-empty string' if want == 'a string' and required else want}, "
+                         f"got {value!r}")
     return value
 
 
 def _tables(data: Mapping[str, Any], key: str, where: str,
-            fields: dict[str, tuple[type, bool]]) -> list[dict[str, Any]]:
+            fields: dict[str, tuple[str, bool]]) -> list[dict[str, Any]]:
     """The [[key]] tables, each with only `fields` (name -> (type, required))."""
     tables = data.get(key, [])
     if not isinstance(tables, list):
@@ -152,7 +205,26 @@ def _tables(data: Mapping[str, Any], key: str, where: str,
     return out
 
 
-_TEXT, _OPTIONAL, _FLAG = (str, True), (str, False), (bool, False)
+_TEXT, _OPTIONAL, _FLAG, _WHERE = ("text", True), ("text", False), ("flag", False), ("where", False)
+
+
+def _where(t: dict[str, Any], at: str) -> tuple[tuple[str, Any], ...]:
+    for k, v in t["where"].items():
+        if not isinstance(v, (str, int, float, bool)):
+            raise StudyError(f"{at}: where: {k} = {v!r}: expected a number, string or true/false")
+    return tuple(sorted(t["where"].items()))
+
+
+def _finding(t: dict[str, Any], where: str) -> Finding:
+    """A [[finding]]: a direction (`relation`) or a magnitude (`measure`, `range`)."""
+    at = f"{where}: finding {t['name']}"
+    if t["measure"] and len(t["measure"].split(".")) != 3:
+        raise StudyError(f"{at}: measure = {t['measure']!r} is not HOST.WORKLOAD.METRIC")
+    if t["measure"] and t["relation"]:
+        raise StudyError(f"{at}: a finding has a relation or a measure, not both")
+    if t["range"] and not t["measure"]:
+        raise StudyError(f"{at}: range needs a measure")
+    return Finding(**(t | {"range": tuple(float(v) for v in t["range"]) or None}))
 
 
 def load(name: str, root: Path = STUDIES) -> Study:
@@ -168,16 +240,23 @@ def load(name: str, root: Path = STUDIES) -> Study:
     where = str(file)
     figures = []
     for t in _tables(data, "figure", where, {"name": _TEXT, "title": _TEXT, "paper_ref": _TEXT, "x": _TEXT,
-                                             "y": _TEXT, "hue": _OPTIONAL, "normalise": _FLAG}):
+                                             "y": _TEXT, "hue": _OPTIONAL, "normalise": _FLAG,
+                                             "where": _WHERE}):
         if len(t["y"].split(".")) != 3:
             raise StudyError(f"{where}: figure {t['name']}: y = {t['y']!r} is not HOST.WORKLOAD.METRIC")
-        figures.append(Figure(**t))
+        figures.append(Figure(**(t | {"where": _where(t, f"{where}: figure {t['name']}")})))
+    tables = tuple(Table(name=t["name"], title=t["title"], columns=tuple(t["columns"]),
+                         where=_where(t, f"{where}: table {t['name']}"))
+                   for t in _tables(data, "table", where, {"name": _TEXT, "title": _TEXT,
+                                                           "columns": ("refs", True), "where": _WHERE}))
     return Study(
         name=name, path=path, title=_value(data, "title", where, *_TEXT),
         paper=_value(data, "paper", where, *_TEXT), about=_value(data, "about", where, *_TEXT),
         stand_ins=tuple(StandIn(**t) for t in _tables(data, "stand_in", where,
                                                       {"paper": _TEXT, "g5net": _TEXT})),
         figures=tuple(figures),
-        findings=tuple(Finding(**t) for t in _tables(
+        findings=tuple(_finding(t, where) for t in _tables(
             data, "finding", where, {"name": _TEXT, "text": _TEXT, "paper": _TEXT,
-                                     "relation": _OPTIONAL, "why": _OPTIONAL})))
+                                     "relation": _OPTIONAL, "why": _OPTIONAL, "measure": _OPTIONAL,
+                                     "range": ("span", False)})),
+        tables=tables)

@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # before pyplot: reports are written on machines without 
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..report.runs import Run, fmt_value  # noqa: E402
-from .catalog import Figure  # noqa: E402
+from .catalog import Figure, selected  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
 
 Series = dict[str, list[tuple[float, float]]]
@@ -27,12 +27,13 @@ def ours(fig: Figure, runs: Sequence[Run]) -> Series:
     """label -> sorted (x, y) of g5net's runs: one series per value of `hue`."""
     host, workload, metric = fig.host_workload_metric
     out: Series = {}
-    for r in runs:
+    for r in selected(runs, fig.where):
         value = r.metrics_of(host).get(workload, {}).get(metric)
         x = r.params.get(fig.x)
         if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
             continue
-        label = f"g5net {fmt_value(r.params.get(fig.hue))}" if fig.hue else "g5net"
+        label = (f"g5net {fig.hue.rpartition('.')[2]}={fmt_value(r.params.get(fig.hue))}"
+                 if fig.hue else "g5net")
         out.setdefault(label, []).append((float(x), float(value)))
     return {k: sorted(v) for k, v in out.items()}
 

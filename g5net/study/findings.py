@@ -7,6 +7,10 @@ nothing to compare (the metric is missing, or the scale lacks the points):
 "not measured"; a finding with no relation: "not modelled" (the study says
 why). The g5net column gives the measured sides: the median ratio left/right
 over the comparisons, and the values of the first.
+
+A magnitude (`measure`) gives its values over the runs instead: with the
+paper's `range`, every value inside it is "yes", some "partly", none "no";
+without one the verdict is "measured" and the figures and the why compare.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from ..errors import StudyError
 from ..report.runs import Run
 from .catalog import Finding, Study
 
-VERDICTS = ("yes", "partly", "no", "not measured", "not modelled")
+VERDICTS = ("yes", "partly", "no", "measured", "not measured", "not modelled")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,21 @@ def _measured(comparisons: Sequence[check.Comparison]) -> str:
             f"{first.left:.4g} vs {first.right:.4g}")
 
 
+def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
+    host, workload, metric = f.measure.split(".")
+    values = [v for r in runs
+              if isinstance(v := r.metrics_of(host).get(workload, {}).get(metric), (int, float))]
+    if not values:
+        return Row(f, "not measured", f"no run has {f.measure}")
+    lo, hi = min(values), max(values)
+    measured = f"{lo:.4g}" if lo == hi else f"{lo:.4g} to {hi:.4g} over {len(values)} runs"
+    if f.range is None:
+        return Row(f, "measured", measured)
+    inside = sum(f.range[0] <= v <= f.range[1] for v in values)
+    verdict = "yes" if inside == len(values) else "no" if inside == 0 else "partly"
+    return Row(f, verdict, f"{measured}; {inside} inside {f.range[0]:g}-{f.range[1]:g}")
+
+
 def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
     expectations = check.load(study.expect)
     by_name: dict[str, list[check.Relation]] = {}
@@ -46,6 +65,9 @@ def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
         by_name.setdefault(rel.name, []).append(rel)
     rows = []
     for f in study.findings:
+        if f.measure:
+            rows.append(_magnitude(f, runs))
+            continue
         if not f.relation:
             rows.append(Row(f, "not modelled", "-"))
             continue

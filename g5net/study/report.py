@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import atomic
-from ..report.runs import Run
+from ..report import runs as runsmod
+from ..report.runs import Run, fmt_value, short, varying
 from . import figures, findings, paper
-from .catalog import Study
+from .catalog import Study, Table, selected
+from .results import PROVENANCE
 
 REPORT = "report.md"
 
@@ -24,6 +26,35 @@ def summary_table(rows: Sequence[findings.Row]) -> list[str]:
         lines.append("| " + " | ".join(_cell(c) for c in (r.finding.text, r.finding.paper, r.g5net,
                                                             r.verdict, r.finding.why or "-")) + " |")
     return lines
+
+
+def _number(v: object) -> str:
+    """A metric's value to 4 digits; a list (per CPU, per core) as its items joined by /."""
+    if isinstance(v, list):
+        return "/".join(_number(x) for x in v) or "-"
+    return f"{v:.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+
+def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
+    """A study's [[table]]: one row per selected run, its varying parameters, then the metrics."""
+    rows = selected(runs, table.where)
+    keys = varying(rows)
+    rows = sorted(rows, key=lambda r: [repr(r.params.get(k)) for k in keys])
+    head = [short(k) for k in keys] + [c.replace(".", " ", 1) for c in table.columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in rows:
+        cells = [fmt_value(r.params.get(k)) for k in keys]
+        for c in table.columns:
+            host, workload, metric = c.split(".")
+            cells.append(_number(r.metrics_of(host).get(workload, {}).get(metric)))
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return lines
+
+
+def results_label(study: Study) -> str:
+    """The committed results' folder as the report names it: from the studies'
+    parent (`studies/10gbe/results`), the same on every machine."""
+    return str(study.results.relative_to(study.path.parents[1]))
 
 
 def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
@@ -41,13 +72,47 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
         lines += ["## What stands in for what the paper had", "", "| the paper | g5net |", "| --- | --- |"]
         lines += [f"| {_cell(s.paper)} | {_cell(s.g5net)} |" for s in study.stand_ins]
         lines.append("")
+    for table in study.tables:
+        lines += [f"## {table.title}", "", *table_lines(table, runs), ""]
     lines += ["## Figures", ""]
     for fig in study.figures:
         png = figures.draw(fig, runs, points, out)
         lines.append(f"### {fig.title} (paper: {fig.paper_ref})")
         lines.append("")
         lines.append(f"![{fig.title}]({png.name})" if png else
-                     "No point of g5net or the paper has this figure's metric yet.")
+                     f"No run here has a point of this figure ({fig.y} against {fig.x}"
+                     + (", " + ", ".join(f"{k} = {fmt_value(v)}" for k, v in fig.where) if fig.where else "")
+                     + "), and the paper gives none.")
         lines.append("")
     out.mkdir(parents=True, exist_ok=True)
     return atomic.write_text(out / REPORT, "\n".join(lines) + "\n"), rows
+
+
+README_BEGIN = "<!-- study summaries: written by `make docs` from studies/*/results -->"
+README_END = "<!-- end of study summaries -->"
+
+
+def readme_block(studies: Sequence[Study]) -> str:
+    """The README's study section: each study's summary table on its committed
+    results and a link to its report; a study without results says so."""
+    lines = [README_BEGIN, ""]
+    for study in studies:
+        rel = study.path.relative_to(study.path.parents[1])  # studies/NAME
+        lines += [f"### {study.title}", ""]
+        if not (study.results / PROVENANCE).is_file():
+            lines += [f"No committed results yet: `g5net study run {study.name}`.", ""]
+            continue
+        runs = runsmod.load(study.results)
+        lines += [f"[Report with figures]({rel}/report/{REPORT}) · "
+                  f"`g5net study run {study.name}` · {len(runs)} runs, quick scale", "",
+                  *summary_table(findings.evaluate(study, runs)), ""]
+    return "\n".join([*lines, README_END])
+
+
+def with_readme_block(readme: str, block: str) -> str:
+    """`readme` with its study section replaced by `block`."""
+    head, begin, rest = readme.partition(README_BEGIN)
+    _, end, tail = rest.partition(README_END)
+    if not begin or not end:
+        raise ValueError(f"README.md has no study section between {README_BEGIN!r} and {README_END!r}")
+    return head + block + tail

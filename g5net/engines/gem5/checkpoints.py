@@ -52,6 +52,11 @@ def checkpoint_dir() -> Path:
     return cache_dir() / "checkpoints"
 
 
+def built(key: str) -> bool:
+    """Whether the checkpoint of `key` exists: its runs restore it instead of booting."""
+    return Checkpoint(key, checkpoint_dir() / key[:32]).exists()
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     key: str

@@ -120,6 +120,9 @@ class Gem5Engine(Engine):
         """The boot checkpoint `spec` restores (whether it exists yet or not)."""
         return boot_checkpoint(spec, artifacts, self.probe().digest, configs_digest(boot=True))
 
+    def checkpoint_key(self, spec: Spec, artifacts: Artifacts) -> str:
+        return self.checkpoint(spec, artifacts).key
+
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         start = time.monotonic()
         deadline = start + spec.experiment.timeout_s
