@@ -118,23 +118,23 @@ def test_descriptions_keep_v24_units():
 # Sums checked by hand against the per-CPU lines of each file.
 METRICS = {
     ARM16: {"system": dict(
-        sim_seconds=47.384924, insts=541241308 + 519872171, cycles=767196996 + 672713020,
+        sim_seconds=47.384924, sim_ticks=47384923997000, insts=541241308 + 519872171, cycles=767196996 + 672713020,
         l1i_misses=6613282 + 5789178, l1d_misses=14529911 + 12491027,
         l2_misses=1784158 + 1597742,  # private cpuN.l2cache; system.l2c is a third level here
         mem_bytes_read=47171096, mem_bytes_written=65493928, mem_bytes=47171096 + 65493928,
         nic_tx_pkts=3, nic_tx_bytes=966, nic_interrupts=13)},  # nothing received: no rx lines
     X86_16: {"system": dict(
-        sim_seconds=5.230834, insts=407959263, cycles=480891878, l1i_misses=1443748,
+        sim_seconds=5.230834, sim_ticks=5230834315000, insts=407959263, cycles=480891878, l1i_misses=1443748,
         l1d_misses=2620606, l2_misses=182580, mem_bytes_read=11615232,
         mem_bytes_written=9293760, mem_bytes=11615232 + 9293760)},
     ARM20: {"system": dict(
-        sim_seconds=2.802884, insts=95421368 + 51395178, cycles=5605770867 + 5605299760,
+        sim_seconds=2.802884, sim_ticks=2802884446000, insts=95421368 + 51395178, cycles=5605770867 + 5605299760,
         l1i_misses=1109914 + 523790, l1d_misses=769245 + 259771, l2_misses=371436 + 141027,
         # SimpleMemory: physmem's vector total plus the flash's (realview.nvmem).
         mem_bytes_read=11983020 + 68, mem_bytes_written=8889436,
         mem_bytes=11983020 + 68 + 8889436, nic_interrupts=0)},
     X86_20: {"system": dict(
-        sim_seconds=5.194946, insts=128436892, cycles=10389892001, l1i_misses=791008,
+        sim_seconds=5.194946, sim_ticks=5194946000500, insts=128436892, cycles=10389892001, l1i_misses=791008,
         l1d_misses=1636216, l2_misses=154846, mem_bytes_read=9881152,
         mem_bytes_written=8151616, mem_bytes=9881152 + 8151616)},
 }
@@ -149,13 +149,13 @@ def test_host_metrics(name):
 def test_host_metrics_v24_both_dumps():
     first, second = dumps(V24)
     assert host_metrics(first) == {"board": dict(
-        sim_seconds=0.001052, insts=1210218, uops=2020217, load_uops=202027, store_uops=202001,
+        sim_seconds=0.001052, sim_ticks=1051887500, insts=1210218, uops=2020217, load_uops=202027, store_uops=202001,
         cycles=2103775,
         l1i_misses=526, l1d_misses=220,
         l2_misses=778, mem_bytes_read=52544, mem_bytes_written=0, mem_bytes=52544)}
     # After the reset nothing ran: gem5 left out the zero instruction and miss counts.
     assert host_metrics(second) == {"board": dict(
-        sim_seconds=0.02, uops=0, load_uops=0, store_uops=0, cycles=0,
+        sim_seconds=0.02, sim_ticks=20000000000, uops=0, load_uops=0, store_uops=0, cycles=0,
         mem_bytes_read=0, mem_bytes_written=0, mem_bytes=0)}
     assert metric(second, "cycles", "board") == 0
     assert metric(second, "insts", "board") is None

@@ -20,10 +20,6 @@ from g5net.study import catalog, findings, report, results
 STUDIES = catalog.names()
 
 
-def _scales(study: catalog.Study) -> list[str]:
-    return [s for s in catalog.SCALES if (study.path / f"{s}.toml").is_file()]
-
-
 def test_there_are_five_studies():
     assert len(STUDIES) == 5, STUDIES
 
@@ -36,7 +32,7 @@ def test_each_scale_expands_and_each_relation_compares_swept_values(name):
     study = catalog.load(name)
     relations = check.load(study.expect).relations
     swept_somewhere: set[str] = set()
-    for scale in _scales(study):
+    for scale in study.scales:
         taken: dict[str, set[str]] = {}
         for p in sweep.load(study.spec(scale)).points:
             for key, value in p.params.items():

@@ -94,6 +94,8 @@ def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
 
     listed = g5net("list")
     assert listed.returncode == 0 and "toy" in listed.stdout and "Bigger writes" in listed.stdout
+    [toy_json] = json.loads(g5net("list", "--json").stdout)
+    assert toy_json["scales"] == ["quick"] and toy_json["findings"] == ["bigger", "offload", "packets"]
     assert g5net("run", "toy", "--scale", "full").returncode == 2  # it has no full scale
     ran = g5net("run", "toy")
     assert ran.returncode == 0, ran.stderr[-2000:]
@@ -120,6 +122,10 @@ def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
     assert "| a 64 KB write is more than 40 packets | 45 | " in md and "2 inside 40-1e+12 | yes |" in md
     # A table of the runs its `where` selects: one row, the figures of metrics.json.
     table = md[md.index("## The 64 KB point"):].split("\n\n")[1].splitlines()
-    assert table[0] == "| server throughput_mbps | client cpu_util |" and len(table) == 3
+    assert table[0] == "| server.stream.throughput_mbps | client.stream.cpu_util |" and len(table) == 3
     assert table[2].startswith(f"| {got[65536]:.4g} | "), table
     assert "| a 2001 server | a QEMU guest |" in md
+    as_json = json.loads(g5net("report", "toy", "--from", str(sweep_dir), "--out", str(tmp_path / "r2"),
+                               "--json").stdout)
+    assert [(f["name"], f["reproduced"]) for f in as_json["findings"]] == \
+        [("bigger", verdict), ("offload", "not modelled"), ("packets", "yes")]

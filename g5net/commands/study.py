@@ -4,6 +4,7 @@ paper's figures beside ours."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from .. import runners
@@ -36,7 +37,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "list them, run one at a scale, save and report its results.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
-    verbs.add_parser("list", help="the studies, their scales and findings").set_defaults(func=_list)
+    ls = verbs.add_parser("list", help="the studies, their scales and findings")
+    ls.add_argument("--json", action="store_true", help="print the studies as a JSON list")
+    ls.set_defaults(func=_list)
 
     run = verbs.add_parser("run", help="run a study's sweep (resumable)")
     run.add_argument("name")
@@ -64,6 +67,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="a sweep directory or folder of runs (default: the committed results)")
     report.add_argument("--out", type=Path, metavar="DIR",
                         help="report folder (default: studies/NAME/report)")
+    report.add_argument("--json", action="store_true",
+                        help="print the report's path and the summary table's rows as JSON")
     report.set_defaults(func=_report)
 
 
@@ -72,10 +77,14 @@ def _default_dir(name: str, scale: str) -> Path:
 
 
 def _list(args: argparse.Namespace) -> int:
-    for name in catalog.names():
-        s = catalog.load(name)
-        scales = [sc for sc in catalog.SCALES if (s.path / f"{sc}.toml").is_file()]
-        print(f"{name:<16} {s.title}\n{'':<16} {s.paper}\n{'':<16} scales: {', '.join(scales)}; "
+    studies = [catalog.load(name) for name in catalog.names()]
+    if args.json:
+        print(json.dumps([{"name": s.name, "title": s.title, "paper": s.paper, "scales": s.scales,
+                           "figures": [f.name for f in s.figures],
+                           "findings": [f.name for f in s.findings]} for s in studies], indent=1))
+        return 0
+    for s in studies:
+        print(f"{s.name:<16} {s.title}\n{'':<16} {s.paper}\n{'':<16} scales: {', '.join(s.scales)}; "
               f"{len(s.figures)} figures, {len(s.findings)} findings")
     return 0
 
@@ -107,6 +116,11 @@ def _report(args: argparse.Namespace) -> int:
     else:
         source, label, made = study.results, results_label(study), results.check_current(study)
     path, rows = write(study, runsmod.load(source), label, made, args.out or study.report_dir)
+    if args.json:
+        print(json.dumps({"report": str(path), "findings": [
+            {"name": r.finding.name, "finding": r.finding.text, "paper": r.finding.paper,
+             "g5net": r.g5net, "reproduced": r.verdict, "why": r.finding.why} for r in rows]}, indent=1))
+        return 0
     print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
     return 0
 

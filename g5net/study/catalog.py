@@ -30,7 +30,7 @@ study.toml::
     paper_ref = "Fig. 3"
     x = "host.nic.mtu"                # a parameter of the runs (g5net report's names)
     y = "server.stream.throughput_mbps"   # HOST.WORKLOAD.METRIC of metrics.json
-    hue = ""                          # optional: a parameter that makes series
+    hue = ""                          # optional: a parameter that makes series, or a list of them
     normalise = false                 # true: each series over its value at the smallest x
     where = {"link.switch" = false}   # optional: only the runs with these parameter values
 
@@ -87,7 +87,7 @@ class Figure:
     paper_ref: str
     x: str
     y: str
-    hue: str = ""
+    hue: tuple[str, ...] = ()
     normalise: bool = False
     where: tuple[tuple[str, Any], ...] = ()
 
@@ -133,11 +133,14 @@ class Study:
     findings: tuple[Finding, ...]
     tables: tuple[Table, ...] = ()
 
+    @property
+    def scales(self) -> list[str]:
+        return [s for s in SCALES if (self.path / f"{s}.toml").is_file()]
+
     def spec(self, scale: str) -> Path:
         """The sweep spec of `scale`; StudyError naming the scales it has."""
-        have = [s for s in SCALES if (self.path / f"{s}.toml").is_file()]
-        if scale not in have:
-            raise StudyError(f"study {self.name} has no scale {scale!r} (it has: {', '.join(have)})")
+        if scale not in self.scales:
+            raise StudyError(f"study {self.name} has no scale {scale!r} (it has: {', '.join(self.scales)})")
         return self.path / f"{scale}.toml"
 
     @property
@@ -177,6 +180,8 @@ _KINDS: dict[str, tuple[type, Any, str]] = {
     "where": (dict, lambda v: isinstance(v, dict), "a table of parameter = value"),
     "refs": (list, _refs, "a list of HOST.WORKLOAD.METRIC strings"),
     "span": (list, _span, "[LOW, HIGH], two numbers"),
+    "keys": (str, lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+             "a parameter or a list of parameters"),
 }
 
 
@@ -240,11 +245,13 @@ def load(name: str, root: Path = STUDIES) -> Study:
     where = str(file)
     figures = []
     for t in _tables(data, "figure", where, {"name": _TEXT, "title": _TEXT, "paper_ref": _TEXT, "x": _TEXT,
-                                             "y": _TEXT, "hue": _OPTIONAL, "normalise": _FLAG,
+                                             "y": _TEXT, "hue": ("keys", False), "normalise": _FLAG,
                                              "where": _WHERE}):
         if len(t["y"].split(".")) != 3:
             raise StudyError(f"{where}: figure {t['name']}: y = {t['y']!r} is not HOST.WORKLOAD.METRIC")
-        figures.append(Figure(**(t | {"where": _where(t, f"{where}: figure {t['name']}")})))
+        hue = tuple([t["hue"]] if isinstance(t["hue"], str) else t["hue"])
+        figures.append(Figure(**(t | {"where": _where(t, f"{where}: figure {t['name']}"),
+                                      "hue": tuple(h for h in hue if h)})))
     tables = tuple(Table(name=t["name"], title=t["title"], columns=tuple(t["columns"]),
                          where=_where(t, f"{where}: table {t['name']}"))
                    for t in _tables(data, "table", where, {"name": _TEXT, "title": _TEXT,

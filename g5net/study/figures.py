@@ -24,7 +24,8 @@ Series = dict[str, list[tuple[float, float]]]
 
 
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
-    """label -> sorted (x, y) of g5net's runs: one series per value of `hue`."""
+    """label -> sorted (x, y) of g5net's runs: one series per value of `hue` (per
+    combination of values where it names several parameters)."""
     host, workload, metric = fig.host_workload_metric
     out: Series = {}
     for r in selected(runs, fig.where):
@@ -32,8 +33,8 @@ def ours(fig: Figure, runs: Sequence[Run]) -> Series:
         x = r.params.get(fig.x)
         if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
             continue
-        label = (f"g5net {fig.hue.rpartition('.')[2]}={fmt_value(r.params.get(fig.hue))}"
-                 if fig.hue else "g5net")
+        label = " ".join(["g5net", *(f"{h.rpartition('.')[2]}={fmt_value(r.params.get(h))}"
+                                     for h in fig.hue)])
         out.setdefault(label, []).append((float(x), float(value)))
     return {k: sorted(v) for k, v in out.items()}
 
@@ -63,9 +64,15 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
         ylabel += ", relative to the series' smallest x"
     f, ax = plt.subplots(figsize=(6.4, 4.0))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (label, xy) in enumerate([*mine.items(), *paper.items()]):
+    # A paper series named for the value of a one-parameter hue ("paper pcie")
+    # takes the colour of ours with that value ("g5net attach=pcie").
+    slot: dict[str, int] = {}
+    for label, xy in [*mine.items(), *paper.items()]:
         xs, ys = zip(*xy)
         paper_series = label.startswith("paper")
+        value = label.removeprefix("paper ") if paper_series else \
+            " ".join(part.partition("=")[2] for part in label.split()[1:])
+        i = slot.setdefault(value, len(slot))
         ax.plot(xs, ys, linestyle="--" if paper_series else "-", marker="o",
                 markerfacecolor="none" if paper_series else None, color=colours[i % len(colours)],
                 label=label)

@@ -40,7 +40,7 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
     rows = selected(runs, table.where)
     keys = varying(rows)
     rows = sorted(rows, key=lambda r: [repr(r.params.get(k)) for k in keys])
-    head = [short(k) for k in keys] + [c.replace(".", " ", 1) for c in table.columns]
+    head = [short(k) for k in keys] + list(table.columns)
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for r in rows:
         cells = [fmt_value(r.params.get(k)) for k in keys]

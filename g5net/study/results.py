@@ -1,10 +1,12 @@
 """A study's committed results: the small files of each run of a sweep, with
 the gem5 version and configs digest that made them.
 
-`save` copies run.json, results.json and metrics.json of every run of a
-sweep directory into `studies/<name>/results/<run dir>/` (no stats.txt,
-consoles or checkpoints: a few hundred KB a point) and writes
-`provenance.json`. `check_current` refuses results made by other configs.
+`save` copies run.json and results.json of every run of a sweep directory
+into `studies/<name>/results/<run dir>/`, with its metrics.json derived again
+from the run's stats.txt by the code being committed (so that a metric added
+after the run is there); no stats.txt, consoles or checkpoints: a few hundred
+KB a point. It writes `provenance.json`. `check_current` refuses results made
+by other configs.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import atomic
+from .. import atomic, run_metrics, spec as specmod
 from ..engines.gem5.config_files import configs_digest
 from ..errors import StudyError
 from ..locate import locate
 from .catalog import Study
 
 PROVENANCE = "provenance.json"
-KEPT = ("run.json", "results.json", "metrics.json")
+KEPT = ("run.json", "results.json")
 
 
 def save(study: Study, scale: str, source: Path) -> int:
@@ -39,6 +41,12 @@ def save(study: Study, scale: str, source: Path) -> int:
         for name in KEPT:
             if (rd.path / name).is_file():
                 shutil.copy(rd.path / name, dest / name)
+        if rd.results_json.is_file():
+            record = rd.read_run()
+            metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
+                                          json.loads(rd.results_json.read_text()), rd,
+                                          record.get("boards"))
+            atomic.write_json(dest / rd.metrics_json.name, metrics)
     atomic.write_json(tmp / PROVENANCE, {
         "study": study.name, "scale": scale, "gem5_version": sorted(engines),
         "configs_digest": configs_digest(), "runs": len(found),
