@@ -6,7 +6,12 @@ report and README summary agree with each other and with configs/. Fast: no run.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -136,3 +141,31 @@ def test_a_table_names_metrics_and_a_where_names_values(tmp_path):
         head + '[[table]]\nname = "t"\ntitle = "T"\ncolumns = ["a.b.c"]\nwhere = {"host.nic.mtu" = [1]}\n')
     with pytest.raises(StudyError, match=re.escape("table t: where: host.nic.mtu = [1]")):
         catalog.load("toy", tmp_path)
+
+
+def _study_cli(studies, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "g5net.cli", "study", *args], capture_output=True,
+                          text=True, env={**os.environ, "G5NET_STUDIES": str(studies)}, cwd=REPO)
+
+
+def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
+    studies = tmp_path / "studies"
+    shutil.copytree(REPO / "studies" / "10gbe", studies / "10gbe",
+                    ignore=shutil.ignore_patterns("results", "report"))
+    unknown = _study_cli(studies, "run", "10gb")
+    assert unknown.returncode == 2 and "no study '10gb' (have: 10gbe;" in unknown.stderr
+    no_scale = _study_cli(studies, "report", "10gbe")
+    assert no_scale.returncode == 2 and "study 10gbe has no committed results yet: run " \
+        "`g5net study run 10gbe --scale quick`, then `g5net study save 10gbe`" in no_scale.stderr
+    # Results recorded as made by other configs than today's.
+    (studies / "10gbe" / "results").mkdir()
+    (studies / "10gbe" / "results" / results.PROVENANCE).write_text(json.dumps(
+        {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"], "configs_digest": "0" * 64,
+         "runs": 7}))
+    stale = _study_cli(studies, "report", "10gbe")
+    assert stale.returncode == 2 and "its committed results were made by configs 000000000000, and " \
+        "configs/ is now " in stale.stderr and "rerun `g5net study run 10gbe --scale quick`, then " \
+        "`g5net study save 10gbe`" in stale.stderr
+    (studies / "10gbe" / "full.toml").unlink()
+    gone = _study_cli(studies, "run", "10gbe", "--scale", "full", "--dry-run")
+    assert gone.returncode == 2 and "study 10gbe has no scale 'full' (it has: quick)" in gone.stderr
