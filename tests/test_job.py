@@ -136,3 +136,24 @@ def test_pin_each_puts_each_process_on_its_own_cpu(quickstart_text):
     s = spec.loads(text.replace('kind = "iperf"', 'kind = "iperf"\npin_each = true', 1))
     client = [l.split()[3] for l in job.render(s, s.host("client")).splitlines() if "iperf -c" in l]
     assert client == ["0", "1", "0"]  # three NICs' processes over two CPUs
+
+
+def test_a_profiled_client_connects_once_its_server_profiles(quickstart_text):
+    """Each client of a profiled workload waits for its server's ready port (its
+    flow's port + 30000), answered once the server's profiler is on, before it
+    starts its own profiler and connects: one per client of a fan-in."""
+    s = three_hosts(quickstart_text)
+    stream = s.workloads[0]
+    assert stream.profile
+    server = job.render(s, s.host("server")).splitlines()
+    start = server.index("g5_profile_start")
+    assert server[start + 1:start + 3] == ["timeout 123 nc -l -p 35001 </dev/null >/dev/null &",
+                                           "timeout 123 nc -l -p 35002 </dev/null >/dev/null &"]
+    assert "iperf -s" in server[start + 3]
+    for client, port in (("client-1", 35001), ("client-2", 35002)):
+        lines = job.render(s, s.host(client)).splitlines()
+        start = lines.index("g5_profile_start")
+        assert lines[start - 1].startswith(f"i=0; until nc 10.0.0.1 {port} </dev/null")
+        assert "iperf -c" in lines[start + 1]
+    # The unprofiled workloads keep their plain start.
+    assert not any(f"nc -l -p {35000 + n}" in line for line in server for n in range(3, 6))

@@ -29,6 +29,15 @@ NETPIPE_DEFAULT_REPEATS = 50
 # A web client tells its server it is done on the flow's port plus this, so the
 # server's region ends with the client's rather than at a timeout.
 WEB_DONE_PORT_OFFSET = 20000
+# A profiled workload's server says its profiler is on, on the flow's port plus
+# this; its client starts its own and connects only then. Without it a client
+# could connect before its server listens and wait out iperf's 200 ms retry: a
+# profiled kernel makes every simulated millisecond dear (its timer ticks on
+# idle CPUs run profiled code), and the Niagara 2 study lost about 10 host
+# minutes a point to it.
+PROFILE_READY_PORT_OFFSET = 30000
+# How often (guest seconds) a profiled client asks whether its server is ready.
+PROFILE_READY_POLL_S = 0.001
 # Both ranks' bound (guest seconds): a hung launch must not stall the job.
 MPI_LIMIT_S = SERVER_GRACE_S * 2
 # Open MPI in the guest: every rank over TCP on NIC 0's network, one rank per
@@ -285,6 +294,25 @@ def _nic_setup(host: Host) -> list[str]:
     return lines
 
 
+def _profile_start(w: Workload, insts: list[Instance]) -> list[str]:
+    """A server starts its profiler, then answers one connection per client on
+    the ready port; a client waits for that answer before it starts its own, so
+    its first connection finds the server listening (workloads/README.md)."""
+    limit = int(_run_time_s(w) + SERVER_GRACE_S)
+    tries = int(CLIENT_RETRY_S / PROFILE_READY_POLL_S)
+    lines = []
+    for inst in insts:
+        ready = inst.port + PROFILE_READY_PORT_OFFSET
+        if not inst.serves:
+            ip = shlex.quote(inst.peer.nic_ip(inst.flow.nic))
+            lines.append(f"i=0; until nc {ip} {ready} </dev/null >/dev/null 2>&1 || [ $i -ge {tries} ]; "
+                         f"do i=$((i + 1)); sleep {PROFILE_READY_POLL_S}; done")
+    lines.append("g5_profile_start")
+    lines += [f"timeout {limit} nc -l -p {inst.port + PROFILE_READY_PORT_OFFSET} </dev/null >/dev/null &"
+              for inst in insts if inst.serves]
+    return lines
+
+
 def stats_host(spec: Spec) -> Host:
     """The host that brackets each region of interest with gem5's stats reset
     and dump: the first client, whose workload start and end frame the region.
@@ -307,7 +335,7 @@ def render(spec: Spec, host: Host) -> str:
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
         lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile:
-            lines.append("g5_profile_start")
+            lines += _profile_start(w, instances(spec, host, w))
         lines += _instances(spec, host, w)
         if w.profile:
             lines.append(f"g5_profile_stop {w.name}")

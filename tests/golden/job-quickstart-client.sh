@@ -3,6 +3,7 @@
 # workload stream: iperf
 cat /proc/uptime > "$G5_OUT/stream.uptime.before"
 g5_roi_begin stream stats
+i=0; until nc 10.0.0.1 35001 </dev/null >/dev/null 2>&1 || [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done
 g5_profile_start
 g5_capture stream g5_pin '' iperf -c 10.0.0.1 -P 1 --connect-retries 600 -t 3.0 -p 5001 -l 131072 -y C
 g5_profile_stop stream

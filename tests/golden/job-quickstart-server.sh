@@ -4,6 +4,7 @@
 cat /proc/uptime > "$G5_OUT/stream.uptime.before"
 g5_roi_begin stream
 g5_profile_start
+timeout 123 nc -l -p 35001 </dev/null >/dev/null &
 g5_capture stream g5_pin '' timeout 123 iperf -s -P 1 -p 5001 -l 131072 -y C
 g5_profile_stop stream
 g5_roi_end stream
