@@ -15,12 +15,14 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: reports are written on machines without a display
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
 from ..report.runs import Run, fmt_value  # noqa: E402
 from .catalog import Figure, selected  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
 
 Series = dict[str, list[tuple[float, float]]]
+LOG_X_SPAN = 16
 
 
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
@@ -43,7 +45,8 @@ def theirs(fig: Figure, points: Sequence[PaperPoint]) -> Series:
     out: Series = {}
     for p in points:
         if p.figure == fig.name:
-            out.setdefault(f"paper {p.series}", []).append((p.x, p.y))
+            label = p.series if p.series.startswith("paper") else f"paper {p.series}"
+            out.setdefault(label, []).append((p.x, p.y))
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -79,9 +82,12 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
     ax.set_xlabel(fig.x)
     ax.set_ylabel(ylabel)
     ax.set_title(f"{fig.title} (paper: {fig.paper_ref})", fontsize=10)
-    if len({x for xy in [*mine.values(), *paper.values()] for x, _ in xy}) > 2 and \
-            min(x for xy in [*mine.values(), *paper.values()] for x, _ in xy) > 0:
+    xs_all = {x for xy in [*mine.values(), *paper.values()] for x, _ in xy}
+    # Sizes that span powers of two (64 B to 64 KiB) read best on a log axis,
+    # labelled in plain numbers; a narrower range (MTUs) stays linear.
+    if len(xs_all) > 2 and min(xs_all) > 0 and max(xs_all) / min(xs_all) >= LOG_X_SPAN:
         ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     f.tight_layout()
