@@ -19,6 +19,10 @@ An expectations file is TOML::
     expect = ["integrated.throughput_mbps >= pcie.throughput_mbps"]
     name = "inic-faster"                     # optional: what a study's finding cites
 
+    [[relation]]                             # the right side may be scaled by a number
+    by = "workloads.stream.window_bytes"
+    expect = ["1048576.received_mbps <= 1.25 * 65536.received_mbps"]
+
 A reference is `[HOST.WORKLOAD.]METRIC`, a name of metrics.json; with one
 segment it means every host and workload *where the metric is present*. The
 HOST `aggregate` is every client of the workload together (metrics.json's
@@ -113,6 +117,7 @@ class Relation:
     right_label: str
     right: Ref
     name: str = ""  # the [[relation]] table's, for the study finding it tests
+    factor: float = 1.0  # the right side is this times the right run's value
 
 
 @dataclass(frozen=True)
@@ -191,11 +196,17 @@ def _bound(expr: Any, where: str) -> Bound:
 
 def _relation(expr: Any, by: str, where: str, name: str) -> Relation:
     lhs, op, rhs = _split(expr, where)
+    factor = 1.0
+    number, star, rest = rhs.partition("*")
+    if star and _number(number.strip()) is not None:
+        factor, rhs = float(number), rest.strip()
+        if not factor > 0:
+            raise CheckError(f"{where}: {expr!r}: the factor must be a positive number")
     llabel, left = _ref(lhs, where, labelled=True)
     rlabel, right = _ref(rhs, where, labelled=True)
     if (left.host, left.workload) != (right.host, right.workload):
         raise CheckError(f"{where}: {expr!r}: both sides must address the same HOST.WORKLOAD")
-    return Relation(where, expr, by, llabel, left, op, rlabel, right, name)
+    return Relation(where, expr, by, llabel, left, op, rlabel, right, name, factor)
 
 
 def _string_list(value: Any, key: str) -> list[str]:
@@ -315,7 +326,8 @@ def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
         for lr in lefts:
             for rr in rights:
                 right = {(h, w): v for h, w, v in rel.right.values(rr)}
-                out += [Comparison(h, w, lr.name, lv, rr.name, right[h, w], _OPS[rel.op](lv, right[h, w]))
+                out += [Comparison(h, w, lr.name, lv, rr.name, right[h, w],
+                                   _OPS[rel.op](lv, rel.factor * right[h, w]))
                         for h, w, lv in rel.left.values(lr) if (h, w) in right]
     return out
 

@@ -111,3 +111,19 @@ def test_sweep_parameters(sweep):
                                         "workloads.stream.streams"}
     # Streams move with the message size here: not a dimension of its own.
     assert runs.independent(found, "workloads.stream.msg_bytes") == ["host.nic.attach"]
+
+
+def test_a_relation_scales_its_right_side_by_a_factor(sweep, tmp_path, capsys):
+    """`LEFT OP K * RIGHT`: how much more, not only more. The fixture's
+    integrated NIC moves 1.0-2.0 times the PCIe NIC's throughput per pair."""
+    rs = runs.load(sweep)
+    ratios = [c.left / c.right for c in check.compare(check.parse(
+        '[[relation]]\nby = "host.nic.attach"\nexpect = ["integrated.throughput_mbps > pcie.throughput_mbps"]'
+    ).relations[0], rs)]
+    low, high = min(ratios), max(ratios)
+    text = '[[relation]]\nby = "host.nic.attach"\nexpect = ["integrated.throughput_mbps {op} {k} * pcie.throughput_mbps"]'
+    for op, k, holds in ((">=", low, True), ("<=", high, True), (">", high, False), ("<", low, False)):
+        rc = cli.main(["check", str(sweep), "--expect", str(_write(tmp_path, text.format(op=op, k=k)))])
+        assert rc == (0 if holds else 1), (op, k, capsys.readouterr().out)
+    with pytest.raises(CheckError, match="the factor must be a positive number"):
+        check.parse(text.format(op=">", k="-1"))
