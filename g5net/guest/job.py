@@ -29,15 +29,15 @@ NETPIPE_DEFAULT_REPEATS = 50
 # A web client tells its server it is done on the flow's port plus this, so the
 # server's region ends with the client's rather than at a timeout.
 WEB_DONE_PORT_OFFSET = 20000
-# A profiled workload's server says its profiler is on, on the flow's port plus
-# this; its client starts its own and connects only then. Without it a client
-# could connect before its server listens and wait out iperf's 200 ms retry: a
-# profiled kernel makes every simulated millisecond dear (its timer ticks on
-# idle CPUs run profiled code), and the Niagara 2 study lost about 10 host
-# minutes a point to it.
-PROFILE_READY_PORT_OFFSET = 30000
-# How often (guest seconds) a profiled client asks whether its server is ready.
-PROFILE_READY_POLL_S = 0.001
+# A server says it is ready on the flow's port plus this, and its client starts
+# only then: a profiled workload's server once its profiler is on (without it
+# a client could connect before its server listens and wait out iperf's 200 ms
+# retry, dear under a profiled kernel), a UDP stream's once its socket is bound
+# (iperf 2 has no connect retries for UDP, and datagrams sent before then are
+# lost).
+READY_PORT_OFFSET = 30000
+# How often (guest seconds) a client asks whether its server is ready.
+READY_POLL_S = 0.001
 # Both ranks' bound (guest seconds): a hung launch must not stall the job.
 MPI_LIMIT_S = SERVER_GRACE_S * 2
 # Open MPI in the guest: every rank over TCP on NIC 0's network, one rank per
@@ -132,6 +132,26 @@ def _pinned(inst: Instance, cmd: list) -> str:
     return f"g5_pin {shlex.quote(_cpus(inst.cpus))} {_q(cmd)}"
 
 
+def _wait_ready(inst: Instance) -> str:
+    """A client's loop until its server answers on the flow's ready port."""
+    ip = shlex.quote(inst.peer.nic_ip(inst.flow.nic))
+    tries = int(CLIENT_RETRY_S / READY_POLL_S)
+    return (f"i=0; until nc {ip} {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null 2>&1 || "
+            f"[ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done")
+
+
+def _udp_iperf(w: Workload, inst: Instance, line: str) -> str:
+    """A UDP iperf's line, grouped with its readiness handshake: the server
+    answers on the ready port once its socket is bound; the client waits for it."""
+    if not inst.serves:
+        return f"{{ {_wait_ready(inst)}; {line}; }}"
+    limit = int(_run_time_s(w) + SERVER_GRACE_S)
+    bound = f":{inst.port:04X} "
+    return (f"{{ {line} & p=$!; until grep -q '{bound}' /proc/net/udp /proc/net/udp6 2>/dev/null; "
+            f"do sleep {READY_POLL_S}; done; timeout {limit} nc -l -p {inst.port + READY_PORT_OFFSET} "
+            f"</dev/null >/dev/null; wait $p; }}")
+
+
 def _iperf(w: Workload, inst: Instance) -> str:
     common = ["-p", inst.port, "-l", w.msg_bytes, "-y", "C"]
     if w.window_bytes:
@@ -144,13 +164,15 @@ def _iperf(w: Workload, inst: Instance) -> str:
         cmd = ["timeout", limit, "iperf", "-s", "-P", w.streams] + common
     else:
         amount = ["-n", w.bytes] if w.bytes else ["-t", w.duration_s]
-        cmd = ["iperf", "-c", inst.peer.nic_ip(inst.flow.nic), "-P", w.streams,
-               "--connect-retries", CLIENT_RETRY_S * IPERF_RETRIES_PER_S] + amount + common
+        # iperf 2 refuses --connect-retries with -u: a UDP client waits on the ready port.
+        retries = [] if w.protocol == "udp" else ["--connect-retries", CLIENT_RETRY_S * IPERF_RETRIES_PER_S]
+        cmd = ["iperf", "-c", inst.peer.nic_ip(inst.flow.nic), "-P", w.streams] + retries + amount + common
         if w.protocol == "udp":
             cmd += ["-b", f"{w.udp_mbps}M"]
         if inst.flow.direction == "receive":
             cmd.append("-R")
-    return f"g5_capture {inst.item} {_pinned(inst, cmd)}"
+    line = f"g5_capture {inst.item} {_pinned(inst, cmd)}"
+    return _udp_iperf(w, inst, line) if w.protocol == "udp" else line
 
 
 def _iperf3(w: Workload, inst: Instance) -> str:
@@ -299,16 +321,9 @@ def _profile_start(w: Workload, insts: list[Instance]) -> list[str]:
     the ready port; a client waits for that answer before it starts its own, so
     its first connection finds the server listening (workloads/README.md)."""
     limit = int(_run_time_s(w) + SERVER_GRACE_S)
-    tries = int(CLIENT_RETRY_S / PROFILE_READY_POLL_S)
-    lines = []
-    for inst in insts:
-        ready = inst.port + PROFILE_READY_PORT_OFFSET
-        if not inst.serves:
-            ip = shlex.quote(inst.peer.nic_ip(inst.flow.nic))
-            lines.append(f"i=0; until nc {ip} {ready} </dev/null >/dev/null 2>&1 || [ $i -ge {tries} ]; "
-                         f"do i=$((i + 1)); sleep {PROFILE_READY_POLL_S}; done")
+    lines = [_wait_ready(inst) for inst in insts if not inst.serves]
     lines.append("g5_profile_start")
-    lines += [f"timeout {limit} nc -l -p {inst.port + PROFILE_READY_PORT_OFFSET} </dev/null >/dev/null &"
+    lines += [f"timeout {limit} nc -l -p {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null &"
               for inst in insts if inst.serves]
     return lines
 
@@ -334,8 +349,10 @@ def render(spec: Spec, host: Host) -> str:
             lines += [line for inst in instances(spec, host, w) for line in _SETUP[w.kind](w, inst)]
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
         lines.append(f"g5_roi_begin {w.name}{stats}")
-        if w.profile:
+        if w.profile and not (w.kind == "iperf" and w.protocol == "udp"):
             lines += _profile_start(w, instances(spec, host, w))
+        elif w.profile:
+            lines.append("g5_profile_start")  # the UDP handshake orders the two hosts
         lines += _instances(spec, host, w)
         if w.profile:
             lines.append(f"g5_profile_stop {w.name}")
