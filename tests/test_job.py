@@ -157,3 +157,17 @@ def test_a_profiled_client_connects_once_its_server_profiles(quickstart_text):
         assert "iperf -c" in lines[start + 1]
     # The unprofiled workloads keep their plain start.
     assert not any(f"nc -l -p {35000 + n}" in line for line in server for n in range(3, 6))
+
+
+def test_a_udp_client_waits_for_its_bound_server_without_connect_retries(quickstart_text):
+    """iperf 2 refuses --connect-retries with -u ("not supported with -u UDP"):
+    the server answers on its ready port once /proc/net/udp shows its socket."""
+    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\nprotocol = "udp"', 1)
+                   .replace('protocol = "tcp"\n', '', 1))
+    assert s.workloads[0].protocol == "udp"
+    [client] = [l for l in job.render(s, s.host("client")).splitlines() if "iperf -c" in l]
+    [server] = [l for l in job.render(s, s.host("server")).splitlines() if "iperf -s" in l]
+    assert "--connect-retries" not in client and " -u " in client
+    assert client.startswith("{ i=0; until nc 10.0.0.1 35001 ")
+    assert "grep -q ':1389 ' /proc/net/udp /proc/net/udp6" in server and "nc -l -p 35001" in server
+    assert server.index("iperf -s") < server.index("grep -q") < server.index("nc -l")
