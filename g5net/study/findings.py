@@ -74,7 +74,9 @@ def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
         if f.relation not in by_name:
             raise StudyError(f"{study.path / 'study.toml'}: finding {f.name}: no [[relation]] named "
                              f"{f.relation!r} in {study.expect}")
-        made = [c for rel in by_name[f.relation] for c in check.compare(rel, runs)]
+        # A key these runs do not have (the full scale's replicas) compares nothing here.
+        made = [c for rel in by_name[f.relation] if all(rel.by in r.params for r in runs)
+                for c in check.compare(rel, runs)]
         if not made:
             rows.append(Row(f, "not measured", "no two runs to compare"))
             continue
