@@ -42,13 +42,15 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
     rows = sorted(rows, key=lambda r: [repr(r.params.get(k)) for k in keys])
     head = [short(k) for k in keys] + list(table.columns)
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    measured = False
     for r in rows:
         cells = [fmt_value(r.params.get(k)) for k in keys]
         for c in table.columns:
             host, workload, metric = c.split(".")
             cells.append(_number(r.metrics_of(host).get(workload, {}).get(metric)))
+            measured |= cells[-1] != "-"
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return lines
+    return lines if measured else [f"No run here has these metrics ({', '.join(table.columns)})."]
 
 
 def results_label(study: Study) -> str:
