@@ -85,7 +85,7 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
     xs_all = {x for xy in [*mine.values(), *paper.values()] for x, _ in xy}
     # Sizes that span powers of two (64 B to 64 KiB) read best on a log axis,
     # labelled in plain numbers; a narrower range (MTUs) stays linear.
-    if len(xs_all) > 2 and min(xs_all) > 0 and max(xs_all) / min(xs_all) >= LOG_X_SPAN:
+    if len(xs_all) >= 2 and min(xs_all) > 0 and max(xs_all) / min(xs_all) >= LOG_X_SPAN:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.grid(alpha=0.3)
