@@ -64,3 +64,25 @@ def test_online_cpus_runs_the_workloads_on_fewer_cpus(cli_run, tmp_path, quickst
     for host in ("server", "client"):
         # /proc/stat lists only online CPUs: the region saw one of the two.
         assert results[host]["workloads"]["stream"]["roi"]["cpus"] == 1
+
+
+def test_a_udp_stream_over_two_nics_reaches_its_servers(cli_run, tmp_path, quickstart_text):
+    """iperf 2 refuses --connect-retries with -u: each UDP client waits on its
+    server's ready port instead, then its datagrams arrive (one flow per NIC)."""
+    text = (quickstart_text.replace('protocol = "tcp"', 'protocol = "udp"\nudp_mbps = 200', 1)
+            .replace("msg_bytes = 131072", "msg_bytes = 1400", 1)
+            .replace("mtu = 1500", "mtu = 1500\ncount = 2").replace("profile = true", "profile = false"))
+    spec_path = tmp_path / "udp.toml"
+    spec_path.write_text(text)
+    assert specmod.load(spec_path).workloads[0].protocol == "udp"
+    rc, summary = cli_run(spec_path, tmp_path / "store")
+    results = json.loads((Path(summary["run_dir"]) / "results.json").read_text())
+    assert rc == 0, results
+    server = results["server"]["workloads"]["stream"]["instances"]
+    client = results["client"]["workloads"]["stream"]["instances"]
+    print([(i["item"], i["throughput_mbps"]) for i in server])
+    # Both flows sent at about their 200 Mbit/s, and each server received datagrams.
+    assert [i["item"] for i in server] == [i["item"] for i in client] == ["stream", "stream.nic1"]
+    for sent, got in zip(client, server):
+        assert sent["rc"] == got["rc"] == 0 and sent["throughput_mbps"] > 100, sent
+        assert got["datagrams"] > 0 and got["throughput_mbps"] > 0, got
