@@ -91,11 +91,6 @@ class Figure:
     normalise: bool = False
     where: tuple[tuple[str, Any], ...] = ()
 
-    @property
-    def host_workload_metric(self) -> tuple[str, str, str]:
-        host, workload, metric = self.y.split(".")
-        return host, workload, metric
-
 
 @dataclass(frozen=True)
 class Table:
@@ -103,6 +98,13 @@ class Table:
     title: str
     columns: tuple[str, ...]  # HOST.WORKLOAD.METRIC
     where: tuple[tuple[str, Any], ...] = ()
+
+
+def metric(run: Run, ref: str) -> Any:
+    """The value HOST.WORKLOAD.METRIC (a figure's y, a table's column, a finding's
+    measure) has in `run`; None where the run lacks it."""
+    host, workload, name = ref.split(".")
+    return run.metrics_of(host).get(workload, {}).get(name)
 
 
 def selected(runs: Sequence[Run], where: tuple[tuple[str, Any], ...]) -> list[Run]:

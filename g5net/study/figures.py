@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
 from ..report.runs import Run, fmt_value  # noqa: E402
-from .catalog import Figure, selected  # noqa: E402
+from .catalog import Figure, metric, selected  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
 
 Series = dict[str, list[tuple[float, float]]]
@@ -28,10 +28,9 @@ LOG_X_SPAN = 16
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
     """label -> sorted (x, y) of g5net's runs: one series per value of `hue` (per
     combination of values where it names several parameters)."""
-    host, workload, metric = fig.host_workload_metric
     out: Series = {}
     for r in selected(runs, fig.where):
-        value = r.metrics_of(host).get(workload, {}).get(metric)
+        value = metric(r, fig.y)
         x = r.params.get(fig.x)
         if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
             continue

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .. import check
 from ..errors import StudyError
 from ..report.runs import Run
-from .catalog import Finding, Study
+from .catalog import Finding, Study, metric
 
 VERDICTS = ("yes", "partly", "no", "measured", "not measured", "not modelled")
 
@@ -44,9 +44,7 @@ def _measured(comparisons: Sequence[check.Comparison]) -> str:
 
 
 def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
-    host, workload, metric = f.measure.split(".")
-    values = [v for r in runs
-              if isinstance(v := r.metrics_of(host).get(workload, {}).get(metric), (int, float))]
+    values = [v for r in runs if isinstance(v := metric(r, f.measure), (int, float))]
     if not values:
         return Row(f, "not measured", f"no run has {f.measure}")
     lo, hi = min(values), max(values)

@@ -10,7 +10,7 @@ from .. import atomic
 from ..report import runs as runsmod
 from ..report.runs import Run, fmt_value, short, varying
 from . import figures, findings, paper
-from .catalog import Study, Table, selected
+from .catalog import Study, Table, metric, selected
 from .results import PROVENANCE
 
 REPORT = "report.md"
@@ -46,8 +46,7 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
     for r in rows:
         cells = [fmt_value(r.params.get(k)) for k in keys]
         for c in table.columns:
-            host, workload, metric = c.split(".")
-            cells.append(_number(r.metrics_of(host).get(workload, {}).get(metric)))
+            cells.append(_number(metric(r, c)))
             measured |= cells[-1] != "-"
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return lines if measured else [f"No run here has these metrics ({', '.join(table.columns)})."]
