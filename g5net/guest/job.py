@@ -140,16 +140,20 @@ def _wait_ready(inst: Instance) -> str:
             f"[ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done")
 
 
+def _answer_ready(w: Workload, inst: Instance) -> str:
+    """A server's one answer on the flow's ready port, bounded like the server itself."""
+    limit = int(_run_time_s(w) + SERVER_GRACE_S)
+    return f"timeout {limit} nc -l -p {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null"
+
+
 def _udp_iperf(w: Workload, inst: Instance, line: str) -> str:
     """A UDP iperf's line, grouped with its readiness handshake: the server
     answers on the ready port once its socket is bound; the client waits for it."""
     if not inst.serves:
         return f"{{ {_wait_ready(inst)}; {line}; }}"
-    limit = int(_run_time_s(w) + SERVER_GRACE_S)
     bound = f":{inst.port:04X} "
     return (f"{{ {line} & p=$!; until grep -q '{bound}' /proc/net/udp /proc/net/udp6 2>/dev/null; "
-            f"do sleep {READY_POLL_S}; done; timeout {limit} nc -l -p {inst.port + READY_PORT_OFFSET} "
-            f"</dev/null >/dev/null; wait $p; }}")
+            f"do sleep {READY_POLL_S}; done; {_answer_ready(w, inst)}; wait $p; }}")
 
 
 def _iperf(w: Workload, inst: Instance) -> str:
@@ -320,11 +324,9 @@ def _profile_start(w: Workload, insts: list[Instance]) -> list[str]:
     """A server starts its profiler, then answers one connection per client on
     the ready port; a client waits for that answer before it starts its own, so
     its first connection finds the server listening (workloads/README.md)."""
-    limit = int(_run_time_s(w) + SERVER_GRACE_S)
     lines = [_wait_ready(inst) for inst in insts if not inst.serves]
     lines.append("g5_profile_start")
-    lines += [f"timeout {limit} nc -l -p {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null &"
-              for inst in insts if inst.serves]
+    lines += [f"{_answer_ready(w, inst)} &" for inst in insts if inst.serves]
     return lines
 
 
