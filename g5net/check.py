@@ -22,6 +22,7 @@ An expectations file is TOML::
     [[relation]]                             # the right side may be scaled by a number
     by = "workloads.stream.window_bytes"
     expect = ["1048576.received_mbps <= 1.25 * 65536.received_mbps"]
+    where = {"workloads.stream.profile" = false}   # optional: only the runs with these values
 
 A reference is `[HOST.WORKLOAD.]METRIC`, a name of metrics.json; with one
 segment it means every host and workload *where the metric is present*. The
@@ -48,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CheckError
-from .report.runs import Run, fmt_value, independent
+from .report.runs import Run, fmt_value, independent, selected
 from .spec import AGGREGATE
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -118,6 +119,8 @@ class Relation:
     right: Ref
     name: str = ""  # the [[relation]] table's, for the study finding it tests
     factor: float = 1.0  # the right side is this times the right run's value
+    # The table's `where`: only runs with these parameter values are compared.
+    only: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def _bound(expr: Any, where: str) -> Bound:
     return Bound(where, expr, ref, op, number, ref_left=rnum is not None)
 
 
-def _relation(expr: Any, by: str, where: str, name: str) -> Relation:
+def _relation(expr: Any, by: str, where: str, name: str, only: tuple[tuple[str, Any], ...]) -> Relation:
     lhs, op, rhs = _split(expr, where)
     factor = 1.0
     number, star, rest = rhs.partition("*")
@@ -206,7 +209,7 @@ def _relation(expr: Any, by: str, where: str, name: str) -> Relation:
     rlabel, right = _ref(rhs, where, labelled=True)
     if (left.host, left.workload) != (right.host, right.workload):
         raise CheckError(f"{where}: {expr!r}: both sides must address the same HOST.WORKLOAD")
-    return Relation(where, expr, by, llabel, left, op, rlabel, right, name, factor)
+    return Relation(where, expr, by, llabel, left, op, rlabel, right, name, factor, only)
 
 
 def _string_list(value: Any, key: str) -> list[str]:
@@ -246,15 +249,17 @@ def parse(text: str, source: str = "expectations") -> Expectations:
         raise CheckError(f"{source}: relation: write [[relation]] tables, each with 'by' and 'expect'")
     for i, table in enumerate(tables):
         key = f"relation[{i}]"
-        extra = sorted(set(table) - {"by", "expect", "name"})
+        extra = sorted(set(table) - {"by", "expect", "name", "where"})
         if extra or not isinstance(table.get("by"), str) or "expect" not in table \
-                or not isinstance(table.get("name", ""), str):
+                or not isinstance(table.get("name", ""), str) \
+                or not isinstance(table.get("where", {}), dict):
             raise CheckError(f"{source}: {key}: needs by = \"SPEC.PATH\" and expect = [...], "
-                             f"and may have name = \"...\""
+                             f"and may have name = \"...\" and where = {{PATH = VALUE, ...}}"
                              + (f" (unknown: {', '.join(extra)})" if extra else ""))
+        only = tuple(sorted(table.get("where", {}).items()))
         for j, expr in enumerate(_string_list(table["expect"], f"{source}: {key}.expect")):
             relations.append(checked(_relation, expr, table["by"], located(f"{key}.expect[{j}]", expr),
-                                     table.get("name", "")))
+                                     table.get("name", ""), only))
     if not bounds and not relations:
         raise CheckError(f"{source}: no bounds and no [[relation]]: nothing to check")
     return Expectations(source, require_done, bounds, tuple(relations))
@@ -317,10 +322,10 @@ class Comparison:
 
 
 def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
-    """Every comparison `rel` makes among `runs`: between each two runs that
-    differ only in `rel.by` (and keys that follow from it)."""
+    """Every comparison `rel` makes among `runs` (those of its `where`): between
+    each two runs that differ only in `rel.by` (and keys that follow from it)."""
     out = []
-    for group in _groups(runs, rel.by).values():
+    for group in _groups(selected(runs, rel.only), rel.by).values():
         lefts = [r for r in group if fmt_value(r.param(rel.by)) == rel.left_label]
         rights = [r for r in group if fmt_value(r.param(rel.by)) == rel.right_label]
         for lr in lefts:
@@ -339,7 +344,9 @@ def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]
                 f"vs {_fmt(c.right)} in {c.right_run}" for c in made if not c.holds]
     if not count:
         values = sorted({fmt_value(r.param(rel.by)) for r in runs})
-        failures.append(f"{rel.where} {rel.text!r}: no two runs differ only in {rel.by} with values "
+        among = "".join(f", {k} = {fmt_value(v)}" for k, v in rel.only)
+        failures.append(f"{rel.where} {rel.text!r}: no two runs{' with' + among[1:] if among else ''} "
+                        f"differ only in {rel.by} with values "
                         f"{rel.left_label} and {rel.right_label} and both have the metric "
                         f"({rel.by} takes {', '.join(values)})")
     return count, failures

@@ -1,7 +1,7 @@
 """Where the CPU time of a workload goes: ftrace's function profile, by category.
 
-Input is what `g5_profile_stop` leaves: one `trace_stat/function<cpu>` table
-per CPU, as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)::
+Input is what the job's `g5_profile_snap` leaves around a region: each CPU's
+`trace_stat/function<cpu>` table before it and after it (job.py), as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)::
 
       Function                               Hit    Time            Avg             s^2
       --------                               ---    ----            ---             ---
@@ -11,7 +11,9 @@ per CPU, as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)
 Names are cut to 30 characters; the Time columns exist only in kernels with the
 function graph tracer (otherwise the table has Hit alone). The kernel prints
 times in microseconds, whole numbers once they reach seven digits; other units
-are accepted so that tables from other tools or kernels parse too.
+are accepted so that tables from other tools or kernels parse too. The
+profiler counts from when it was switched on, so a region's rows are the
+differences between the two tables.
 
 Each function is given a category by `RULES`, an ordered table of
 (glob, category): the first glob that matches the name wins, and `*` at the end
@@ -35,6 +37,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from .errors import GuestError
+from .guest.job import PROFILE_START
 from .guest.results import USER_HZ
 
 DRIVER, STACK, SOCKET, BUFFER, COPY, KERNEL, APPLICATION = (
@@ -142,6 +145,26 @@ def _merge(tables: Iterable[list[FunctionStat]]) -> list[FunctionStat]:
     return sorted(rows, key=lambda f: (f.time_us or 0, f.hits), reverse=True)
 
 
+def _region(profiles: Mapping[str, str]) -> list[FunctionStat]:
+    """The region's rows: each function's tables after it less those before
+    (the profiler counts from the moment it was switched on, which under gem5
+    is at boot), largest first; functions the region never called are left out."""
+    start = f".{PROFILE_START}"
+    before = {f.name: f for f in _merge(parse_function_stat(t) for k, t in profiles.items()
+                                        if start in k)}
+    rows = []
+    for f in _merge(parse_function_stat(t) for k, t in profiles.items() if start not in k):
+        b = before.get(f.name)
+        if b is not None:
+            # Times of seven digits and more are printed in whole microseconds,
+            # so a difference can come out a rounding step below zero.
+            time = None if f.time_us is None or b.time_us is None else max(f.time_us - b.time_us, 0.0)
+            f = FunctionStat(f.name, f.hits - b.hits, time)
+        if f.hits > 0:
+            rows.append(f)
+    return sorted(rows, key=lambda f: (f.time_us or 0, f.hits), reverse=True)
+
+
 @dataclass(frozen=True)
 class Breakdown:
     # "time": shares of CPU time; "hits": shares of kernel function calls,
@@ -166,10 +189,12 @@ TOP_FUNCTIONS = 12
 def breakdown(profiles: Mapping[str, str], cpu_ticks: Mapping[str, int] | None) -> Breakdown | None:
     """The breakdown of one workload on one host, or None if nothing was profiled.
 
-    `profiles` are the raw tables (`NAME.prof<cpu>` -> text); `cpu_ticks` the
-    region's /proc/stat tick deltas (results' `roi.cpu_ticks`) when known.
+    `profiles` are the raw tables (`NAME.prof<cpu>` -> text, and the tables
+    before the region, `NAME.profstart<cpu>`, where the guest left them);
+    `cpu_ticks` the region's /proc/stat tick deltas (results' `roi.cpu_ticks`)
+    when known.
     """
-    rows = _merge(parse_function_stat(t) for t in profiles.values())
+    rows = _region(profiles)
     if not rows:
         return None
     timed = all(f.time_us is not None for f in rows)

@@ -127,3 +127,22 @@ def test_a_relation_scales_its_right_side_by_a_factor(sweep, tmp_path, capsys):
         assert rc == (0 if holds else 1), (op, k, capsys.readouterr().out)
     with pytest.raises(CheckError, match="the factor must be a positive number"):
         check.parse(text.format(op=">", k="-1"))
+
+
+def test_a_relation_where_compares_only_the_runs_with_those_values(sweep, tmp_path, capsys):
+    """`where` keeps a relation to some runs: here one message size of three,
+    so one pair of points x 2 hosts fails instead of three pairs."""
+    rs = runs.load(sweep)
+    size = sorted({r.params["workloads.stream.msg_bytes"] for r in rs})[0]
+    text = ('[[relation]]\nby = "host.nic.attach"\n'
+            'expect = ["integrated.throughput_mbps < pcie.throughput_mbps"]\n'
+            f'where = {{"workloads.stream.msg_bytes" = {size}}}\n')
+    assert len(check.compare(check.parse(text).relations[0], rs)) == 2
+    assert cli.main(["check", str(sweep), "--expect", str(_write(tmp_path, text))]) == 1
+    assert sum(l.startswith("FAIL") for l in capsys.readouterr().out.splitlines()) == 2
+    nothing = text.replace(f"= {size}}}", "= 3}")
+    assert cli.main(["check", str(sweep), "--expect", str(_write(tmp_path, nothing))]) == 1
+    assert "no two runs with workloads.stream.msg_bytes = 3 differ only in host.nic.attach" \
+        in capsys.readouterr().out
+    with pytest.raises(CheckError, match=r"may have name = \"...\" and where = \{PATH = VALUE"):
+        check.parse(text.replace(f'where = {{"workloads.stream.msg_bytes" = {size}}}', 'where = ["x"]'))

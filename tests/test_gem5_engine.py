@@ -479,7 +479,7 @@ def test_checkpoint_stub_checkpoints_once_then_runs_the_restored_job(tmp_path: P
     """The boot phase's job under a POSIX sh, with an `m5` that behaves like gem5:
     readfile gives the stub until the system is 'restored', then the real job."""
     # The guest's /tmp is its own; here the stub keeps the job in tmp_path.
-    (tmp_path / "stub.sh").write_text(protocol.CHECKPOINT_STUB.replace("/tmp/", f"{tmp_path}/"))
+    (tmp_path / "stub.sh").write_text(protocol.checkpoint_stub().replace("/tmp/", f"{tmp_path}/"))
     (tmp_path / "job.sh").write_text("echo real job ran\n")
     m5 = tmp_path / "bin" / "m5"
     m5.parent.mkdir()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from g5net import spec
-from g5net.guest import job
+from g5net.guest import job, protocol
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -138,25 +138,45 @@ def test_pin_each_puts_each_process_on_its_own_cpu(quickstart_text):
     assert client == ["0", "1", "0"]  # three NICs' processes over two CPUs
 
 
-def test_a_profiled_client_connects_once_its_server_profiles(quickstart_text):
-    """Each client of a profiled workload waits for its server's ready port (its
-    flow's port + 30000), answered once the server's profiler is on, before it
-    starts its own profiler and connects: one per client of a fan-in."""
+def test_a_profiled_client_connects_once_its_server_answers(quickstart_text):
+    """The profiler is switched and read outside the region; inside it, each
+    client of a profiled workload waits for its server's ready port (its flow's
+    port + 30000) before it connects: one answer per client of a fan-in."""
     s = three_hosts(quickstart_text)
     stream = s.workloads[0]
     assert stream.profile
     server = job.render(s, s.host("server")).splitlines()
-    start = server.index("g5_profile_start")
-    assert server[start + 1:start + 3] == ["timeout 123 nc -l -p 35001 </dev/null >/dev/null &",
+    begin = server.index("g5_roi_begin stream")
+    assert server[begin - 3:begin - 1] == ["g5_profile_start", "g5_profile_snap stream.profstart"]
+    assert server[begin + 1:begin + 3] == ["timeout 123 nc -l -p 35001 </dev/null >/dev/null &",
                                            "timeout 123 nc -l -p 35002 </dev/null >/dev/null &"]
-    assert "iperf -s" in server[start + 3]
+    assert "iperf -s" in server[begin + 3]
+    end = server.index("g5_roi_end stream")
+    assert server[end + 2] == "g5_profile_snap stream.prof"
     for client, port in (("client-1", 35001), ("client-2", 35002)):
         lines = job.render(s, s.host(client)).splitlines()
-        start = lines.index("g5_profile_start")
-        assert lines[start - 1].startswith(f"i=0; until nc 10.0.0.1 {port} </dev/null")
-        assert "iperf -c" in lines[start + 1]
-    # The unprofiled workloads keep their plain start.
+        begin = lines.index("g5_roi_begin stream stats" if client == "client-1" else "g5_roi_begin stream")
+        assert lines[begin + 1].startswith(f"i=0; until nc 10.0.0.1 {port} </dev/null")
+        assert "iperf -c" in lines[begin + 2]
+    # The unprofiled workloads keep their plain start, with the profiler off.
     assert not any(f"nc -l -p {35000 + n}" in line for line in server for n in range(3, 6))
+    assert server.count("g5_profile_start") == 1
+    assert server[server.index("# workload latency: netpipe") + 1] == \
+        'echo 0 >"$G5_TRACING/function_profile_enabled"'
+
+
+def test_under_gem5_a_profiled_first_workload_boots_profiled(quickstart_text):
+    """Under gem5 the profiler of a spec whose first workload is profiled is on
+    from the checkpoint stub, so the job only reads it; a later profiled
+    workload switches it on outside its region."""
+    s = spec.loads(quickstart_text).with_engine("gem5")
+    assert s.workloads[0].profile and job.profiler_on_at_boot(s)
+    assert protocol.checkpoint_stub(True).splitlines()[1] == "g5_profile_start"
+    assert "g5_profile_start" not in protocol.checkpoint_stub(False)
+    lines = job.render(s, s.host("server")).splitlines()
+    assert "g5_profile_start" not in lines
+    assert lines.index("g5_profile_snap stream.profstart") < lines.index("g5_roi_begin stream")
+    assert not job.profiler_on_at_boot(s.with_engine("qemu"))
 
 
 def test_a_udp_client_waits_for_its_bound_server_without_connect_retries(quickstart_text):

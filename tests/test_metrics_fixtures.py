@@ -71,7 +71,7 @@ PROFILE_ROWS = [
 
 
 def profile_items(name: str, cpus: int = 2) -> dict[str, str]:
-    """`NAME.prof<cpu>` items as g5_profile_stop leaves them, one table per CPU."""
+    """`NAME.prof<cpu>` items as g5_profile_snap leaves them after a region, one table per CPU."""
     return {f"{name}.prof{c}": function_table([(f, h // cpus, ns // cpus) for f, h, ns in PROFILE_ROWS])
             for c in range(cpus)}
 

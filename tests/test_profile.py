@@ -80,6 +80,23 @@ def test_breakdown_without_proc_stat_uses_ftrace_times():
     assert math.fsum(b.time_us.values()) == pytest.approx(total, rel=1e-4)
 
 
+def test_a_region_is_the_tables_after_it_less_those_before():
+    """Under gem5 the profiler counts from boot: the region's breakdown is that
+    of the tables' differences, whatever came before it (here the same
+    functions, once more, and one the region never called)."""
+    region = profile_items("w")
+    earlier = PROFILE_ROWS + [("ksys_mount", 40, 900_000_000)]
+    after = [(f, 2 * h, 2 * ns) for f, h, ns in PROFILE_ROWS] + [earlier[-1]]
+    items = {}
+    for key in region:  # two CPUs, each with half of every row
+        items[key.replace(".prof", ".profstart")] = function_table([(f, h // 2, ns // 2) for f, h, ns in earlier])
+        items[key] = function_table([(f, h // 2, ns // 2) for f, h, ns in after])
+    b, plain = profile.breakdown(items, None), profile.breakdown(region, None)
+    assert b.share_pct == pytest.approx(plain.share_pct, rel=1e-3)
+    assert b.time_us == pytest.approx(plain.time_us, rel=1e-3)
+    assert "ksys_mount" not in {name for name, _, _ in b.top}
+
+
 def test_breakdown_by_hits_when_untimed():
     b = profile.breakdown({"w.prof0": function_table(PROFILE_ROWS, graph=False)}, None)
     assert b.basis == "hits" and b.time_us == {}

@@ -320,14 +320,41 @@ def _nic_setup(host: Host) -> list[str]:
     return lines
 
 
-def _profile_start(w: Workload, insts: list[Instance]) -> list[str]:
-    """A server starts its profiler, then answers one connection per client on
-    the ready port; a client waits for that answer before it starts its own, so
+def _ready_handshake(insts: list[Instance], w: Workload) -> list[str]:
+    """A profiled workload's server answers one connection per client on the
+    ready port; a client waits for that answer before it starts its own, so
     its first connection finds the server listening (workloads/README.md)."""
     lines = [_wait_ready(inst) for inst in insts if not inst.serves]
-    lines.append("g5_profile_start")
-    lines += [f"{_answer_ready(w, inst)} &" for inst in insts if inst.serves]
-    return lines
+    return lines + [f"{_answer_ready(w, inst)} &" for inst in insts if inst.serves]
+
+
+# The kernel's function profiler, read around a region, never switched inside
+# one: switching it patches every traced call site (profile.py says how the
+# tables are read).
+PROFILER_FILE = '"$G5_TRACING/function_profile_enabled"'
+# A profiled workload NAME leaves NAME.profstart<cpu> (each CPU's table before
+# its region) and NAME.prof<cpu> (after it): the region's is their difference.
+PROFILE_START, PROFILE_END = "profstart", "prof"
+PROFILE_SNAPSHOT = """# g5_profile_snap PREFIX: each CPU's function profile as it stands, into PREFIX<cpu>.
+g5_profile_snap() {
+	local f
+	for f in "$G5_TRACING"/trace_stat/function*; do
+		[ -e "$f" ] && cat "$f" >"$G5_OUT/$1${f##*/function}"
+	done
+}"""
+
+
+def profiler_on_at_boot(spec: Spec) -> bool:
+    """Whether every host boots with the function profiler on: under gem5 when
+    the first workload is profiled, so that the switch happens on the boot's
+    fast CPU, before the checkpoint (protocol.checkpoint_stub)."""
+    return spec.experiment.engine == "gem5" and bool(spec.workloads) and spec.workloads[0].profile
+
+
+def _profiler_switch(on: bool) -> str:
+    """Switching outside any region: under gem5 on a detailed CPU this costs
+    host hours, which a profiled first workload avoids (profiler_on_at_boot)."""
+    return "g5_profile_start" if on else f"echo 0 >{PROFILER_FILE}"
 
 
 def stats_host(spec: Spec) -> Host:
@@ -345,19 +372,25 @@ def render(spec: Spec, host: Host) -> str:
         "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
     ]
     lines += _cpu_setup(host) + _nic_setup(host)
+    profiling = profiler_on_at_boot(spec)
+    if any(w.profile for w in spec.workloads):
+        lines.append(PROFILE_SNAPSHOT)
     for w in spec.workloads:
         lines.append(f"# workload {w.name}: {w.kind}")
         if w.kind in _SETUP:
             lines += [line for inst in instances(spec, host, w) for line in _SETUP[w.kind](w, inst)]
+        if w.profile != profiling:
+            lines.append(_profiler_switch(w.profile))
+            profiling = w.profile
+        if w.profile:
+            lines.append(f"g5_profile_snap {w.name}.{PROFILE_START}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
         lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile and not (w.kind == "iperf" and w.protocol == "udp"):
-            lines += _profile_start(w, instances(spec, host, w))
-        elif w.profile:
-            lines.append("g5_profile_start")  # the UDP handshake orders the two hosts
+            lines += _ready_handshake(instances(spec, host, w), w)  # UDP has its own
         lines += _instances(spec, host, w)
-        if w.profile:
-            lines.append(f"g5_profile_stop {w.name}")
         lines.append(f"g5_roi_end {w.name}{stats}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
+        if w.profile:
+            lines.append(f"g5_profile_snap {w.name}.{PROFILE_END}")
     return "\n".join(lines) + "\n"

@@ -24,13 +24,22 @@ _PANIC = re.compile(r"Kernel panic - not syncing:.*")
 # shell. Its first line marks it: the guest checkpoints, then polls until
 # `m5 readfile` returns anything else, which only a restored system does.
 STUB_MARK = "# g5net-checkpoint-stub"
-CHECKPOINT_STUB = f"""{STUB_MARK}: the gem5 engine's boot phase (g5net/guest/protocol.py).
-m5 checkpoint
+_STUB_WAIT = f"""m5 checkpoint
 while m5 readfile >/tmp/g5net-job.sh && grep -q '^{STUB_MARK}' /tmp/g5net-job.sh; do
 	sleep 0.01 2>/dev/null || sleep 1
 done
 . /tmp/g5net-job.sh
 """
+
+
+def checkpoint_stub(profiler: bool = False) -> str:
+    """The boot-phase job. With `profiler`, the kernel's function profiler is
+    switched on before the checkpoint: switching it patches every traced call
+    site and waits for the other CPUs each time, some hundreds of simulated
+    milliseconds that cost seconds on the boot's atomic CPU and hours on a
+    detailed one (job.py then only reads its tables around each region)."""
+    on = "g5_profile_start\n" if profiler else ""
+    return f"{STUB_MARK}: the gem5 engine's boot phase (g5net/guest/protocol.py).\n{on}{_STUB_WAIT}"
 
 
 def kernel_cmdline(host: Host, engine: str, engine_args: Sequence[str] = ()) -> str:

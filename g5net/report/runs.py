@@ -133,6 +133,11 @@ def follows(runs: Sequence[Run], keys: Sequence[str], other: str) -> bool:
     return True
 
 
+def selected(runs: Sequence[Run], where: tuple[tuple[str, Any], ...]) -> list[Run]:
+    """The runs whose parameters have every value of `where`."""
+    return [r for r in runs if all(r.params.get(k) == v for k, v in where)]
+
+
 def independent(runs: Sequence[Run], key: str) -> list[str]:
     """The varying parameters other than `key` that do not follow from it: those
     that take more than one value among runs with one value of `key` (a zipped

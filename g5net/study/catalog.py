@@ -107,11 +107,6 @@ def metric(run: Run, ref: str) -> Any:
     return run.metrics_of(host).get(workload, {}).get(name)
 
 
-def selected(runs: Sequence[Run], where: tuple[tuple[str, Any], ...]) -> list[Run]:
-    """The runs whose parameters have every value of `where`."""
-    return [r for r in runs if all(r.params.get(k) == v for k, v in where)]
-
-
 @dataclass(frozen=True)
 class Finding:
     name: str

@@ -17,8 +17,8 @@ matplotlib.use("Agg")  # before pyplot: reports are written on machines without 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
-from ..report.runs import Run, fmt_value  # noqa: E402
-from .catalog import Figure, metric, selected  # noqa: E402
+from ..report.runs import Run, fmt_value, selected  # noqa: E402
+from .catalog import Figure, metric  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
 
 Series = dict[str, list[tuple[float, float]]]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from .. import atomic
 from ..report import runs as runsmod
-from ..report.runs import Run, fmt_value, short, varying
+from ..report.runs import Run, fmt_value, selected, short, varying
 from . import figures, findings, paper
-from .catalog import Study, Table, metric, selected
+from .catalog import Study, Table, metric
 from .results import PROVENANCE
 
 REPORT = "report.md"

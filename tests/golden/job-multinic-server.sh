@@ -1,18 +1,27 @@
 # g5net job for host server (server) of quickstart;
 # generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.
+# g5_profile_snap PREFIX: each CPU's function profile as it stands, into PREFIX<cpu>.
+g5_profile_snap() {
+	local f
+	for f in "$G5_TRACING"/trace_stat/function*; do
+		[ -e "$f" ] && cat "$f" >"$G5_OUT/$1${f##*/function}"
+	done
+}
 # workload stream: iperf
+g5_profile_start
+g5_profile_snap stream.profstart
 cat /proc/uptime > "$G5_OUT/stream.uptime.before"
 g5_roi_begin stream
-g5_profile_start
 timeout 123 nc -l -p 35001 </dev/null >/dev/null &
 timeout 123 nc -l -p 35002 </dev/null >/dev/null &
 g5_capture stream g5_pin '' timeout 123 iperf -s -P 1 -p 5001 -l 131072 -y C &
 g5_capture stream.nic1 g5_pin '' timeout 123 iperf -s -P 1 -p 5002 -l 131072 -y C &
 wait
-g5_profile_stop stream
 g5_roi_end stream
 cat /proc/uptime > "$G5_OUT/stream.uptime.after"
+g5_profile_snap stream.prof
 # workload latency: netpipe
+echo 0 >"$G5_TRACING/function_profile_enabled"
 cat /proc/uptime > "$G5_OUT/latency.uptime.before"
 g5_roi_begin latency
 g5_capture latency g5_pin '' timeout 240 NPtcp -l 1 -u 1024 -p 0 -n 50 -P 5003

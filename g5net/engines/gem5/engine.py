@@ -28,7 +28,7 @@ from ... import atomic
 from ...artifacts.cache import locked, staging
 from ...errors import Gem5Error
 from ...guest import job
-from ...guest.protocol import BOOTED, CHECKPOINT_STUB
+from ...guest.protocol import BOOTED, checkpoint_stub
 from ...rundir import RunDir
 from ...spec import Spec
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
@@ -68,7 +68,11 @@ def check_spec(spec: Spec) -> None:
 def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs: str) -> Checkpoint:
     """The boot checkpoint of `spec` with these artifacts, gem5 binary and boot configs."""
     cmdlines = host_cmdlines(spec, artifacts)
-    hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name]})
+    # Only a profiler that is on shows in the key: keys of checkpoints booted
+    # before it could be stay as they were.
+    profiler = {"profiler": True} if job.profiler_on_at_boot(spec) else {}
+    hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name],
+                  **profiler})
              for h in spec.hosts]
     return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs, spec.switched))
 
@@ -180,7 +184,7 @@ class Gem5Engine(Engine):
         with staging(ckpt.path) as tmp:
             new = ckpt.staged(tmp)
             rd.m5out_boot.symlink_to(new.m5out, target_is_directory=True)
-            new.stub.write_text(CHECKPOINT_STUB)
+            new.stub.write_text(checkpoint_stub(job.profiler_on_at_boot(spec)))
             config = atomic.write_text(new.config, run_config(
                 Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
                 new.cpt).to_json())
