@@ -61,7 +61,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ..artifacts.host import REPO

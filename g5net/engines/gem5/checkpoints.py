@@ -27,12 +27,13 @@ def _get(host: Host, dotted: str) -> Any:
     return reduce(getattr, dotted.split("."), host)
 
 
-def boot_state(hosts: list[tuple[Host, dict[str, str]]], image: str, gem5: str, configs: str,
+def boot_state(hosts: list[tuple[Host, dict[str, Any]]], image: str, gem5: str, configs: str,
                switched: bool) -> dict:
     """Everything that decides a system's state at the checkpoint, and nothing after it.
 
     `hosts`: each host with its kernel's digest and whole command line
-    (MTU, sysctls, interrupt throttling); `image`, `gem5`, `configs`: the
+    (MTU, sysctls, interrupt throttling), and `profiler` where the function
+    profiler was switched on before the checkpoint; `image`, `gem5`, `configs`: the
     digests of the disk image, the gem5 binary and the boot phase's configs;
     `switched`: whether a switch joins the hosts (gem5 checkpoints the
     switch's and links' objects, so the topology must match to restore; their
