@@ -40,8 +40,10 @@ def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:
     """Content hash of what decides a run's outcome: the resolved spec, the artifacts
     it boots and the engine binary. The same point never runs twice; a changed
     kernel is never mistaken for the old one."""
-    key = {"spec": spec.digest(), "artifacts": arts.digests(),
-           "engine": {"name": engine.name, "digest": engine.digest}}
+    key: dict = {"spec": spec.digest(), "artifacts": arts.digests(),
+                 "engine": {"name": engine.name, "digest": engine.digest}}
+    if spec.experiment.processes == "per-host":
+        key["engine"]["per_host"] = engine.per_host_digest
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 

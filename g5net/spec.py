@@ -44,6 +44,9 @@ except ImportError:  # pragma: no cover - exercised only inside gem5
 SCHEMA_VERSION = 1
 
 ENGINES = ("qemu", "gem5")
+# gem5: every host in one process, or each host in a gem5 process of its own
+# joined by dist-gem5 (a switch process and a barrier every quantum).
+PROCESS_LAYOUTS = ("one", "per-host")
 KERNEL_VARIANTS = ("smp", "up")
 ROLES = ("server", "client")
 NIC_ATTACH = ("pcie", "integrated")
@@ -122,6 +125,13 @@ class Experiment:
     timeout_s: int = _f(600, lo=1, hi=MAX_TIMEOUT_S, doc="wall-clock limit for the whole run")
     icount: bool = _f(False, doc="qemu: deterministic virtual time (one cpu per host only)")
     boot_timeout_s: int = _f(120, lo=1, hi=MAX_TIMEOUT_S, doc="guest must report booted within this")
+    processes: str = _f("one", choices=PROCESS_LAYOUTS,
+                        doc="gem5: one process simulates every host, or per-host: a gem5 process "
+                            "per host plus dist-gem5's switch process, on several cores or SLURM "
+                            "nodes; needs link delays above 0 (configs/README.md)")
+    sync_quantum_us: float = _f(0.0, lo=0.0,
+                                doc="gem5 per-host: simulated time between the processes' "
+                                    "barriers; at most the shortest hop's delay (0: that delay)")
 
 
 @dataclass(frozen=True)
@@ -391,10 +401,30 @@ class Spec:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=False)
 
+    def hop_delays_us(self) -> dict[str, float]:
+        """Per-host processes: host -> one-way delay of its link to dist-gem5's
+        switch process. Two hosts back to back share one link, split in halves
+        at a switch that forwards at once, so that host to host stays
+        link.delay_us; behind a switch each host has its own link."""
+        if self.switched:
+            return {h.name: self.link_of(h).delay_us for h in self.hosts}
+        return {h.name: self.link.delay_us / 2 for h in self.hosts}
+
+    @property
+    def sync_quantum_us(self) -> float:
+        """The per-host processes' barrier interval: the spec's, or the
+        longest allowed, the shortest hop's delay (a packet must never be due
+        inside the quantum in which it was sent)."""
+        return self.experiment.sync_quantum_us or min(self.hop_delays_us().values())
+
     def digest(self) -> str:
-        """Hash of what is modelled and measured; the experiment's name is a label."""
+        """Hash of what is modelled and measured; the experiment's name is a
+        label, and the process layout's keys count only where it is per-host
+        (so specs written before they existed keep their run ids)."""
         d = self.to_dict()
-        d["experiment"] = {k: v for k, v in d["experiment"].items() if k != "name"}
+        labels = {"name"} | ({"processes", "sync_quantum_us"}
+                             if self.experiment.processes == "one" else set())
+        d["experiment"] = {k: v for k, v in d["experiment"].items() if k not in labels}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
 
     def with_engine(self, engine: str) -> "Spec":
@@ -655,6 +685,7 @@ def _check_combinations(spec: Spec) -> None:
                 raise SpecError(f"{key}.kernel_args: {arg!r} is not one kernel argument (letters, "
                                 f"digits and {_KERNEL_ARG_PUNCTUATION} only, no spaces)")
     _check_topology(spec)
+    _check_processes(spec)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -726,6 +757,29 @@ def _check_topology(spec: Spec) -> None:
     if spec.link.switch_delay_us:
         raise SpecError("link.switch_delay_us: two hosts back to back have no switch; "
                         "set link.switch = true")
+
+
+def _check_processes(spec: Spec) -> None:
+    e = spec.experiment
+    if e.processes == "one":
+        if e.sync_quantum_us:
+            raise SpecError("experiment.sync_quantum_us: only per-host processes synchronise; "
+                            "set experiment.processes = \"per-host\" or leave it out")
+        return
+    hops = spec.hop_delays_us()
+    key = "link.delay_us" if not spec.switched else "the hosts' link.delay_us"
+    if min(hops.values()) <= 0:
+        raise SpecError(f"experiment.processes: per-host processes need every link delay above 0 "
+                        f"({key}: " + ", ".join(f"{h} {d:g} us" for h, d in hops.items())
+                        + "): dist-gem5's processes meet every quantum, and a packet may not "
+                          "arrive inside the quantum it was sent in")
+    shortest = min(hops, key=hops.__getitem__)
+    if e.sync_quantum_us > hops[shortest]:
+        how = ("half of link.delay_us: two hosts back to back meet at dist-gem5's switch"
+               if not spec.switched else f"hosts.{shortest}'s link.delay_us")
+        raise SpecError(f"experiment.sync_quantum_us: {e.sync_quantum_us:g} us exceeds the shortest "
+                        f"hop, {hops[shortest]:g} us ({how}); a packet would arrive inside the "
+                        f"quantum it was sent in. Lower it, or leave it out for that hop's delay")
 
 
 def _check_flow_cpus(key: str, cpus: list, h: Host, flows: int) -> None:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """gem5 simulation speed on examples/quickstart-gem5.toml: the boot (atomic CPU,
 no caches; from the checkpoint's record, booting first if there is none), then
-the measured workloads with the atomic and with the timing CPU (both with the
-spec's caches, both restoring that one checkpoint). For each workload's stats
+the measured workloads on each CPU model that boots x86 (atomic, timing, o3;
+all with the spec's caches, all restoring that one checkpoint). For each workload's stats
 dump: host seconds per simulated second and simulated instructions per host
 second (both hosts together). Skipped, with the reason, where gem5 is missing."""
 
@@ -54,6 +54,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as store:
         lines = measure("atomic", Path(store))  # boots into the checkpoint if there is none
         lines += measure("timing", Path(store))
+        lines += measure("o3", Path(store))
     spec = with_model("atomic")
     arts = run.resolve_artifacts(spec, progress=lambda m: None)
     boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())

@@ -104,5 +104,7 @@ def test_doctor_finds_the_real_gem5_is_v24(gem5_engine, capsys, monkeypatch):
     assert g["version"].split(".")[0] == "24", g
     assert (g["ok"], g["problems"], "recipe" in g) == (True, [], False)
     _, out = doctor(capsys)
-    assert out.startswith(f"gem5       ok  {binary}\n           version {g['version']}, ISA x86")
+    assert g["why"].startswith("G5NET_GEM5 names it")
+    assert out.startswith(f"gem5       ok  {binary}\n           chosen because: G5NET_GEM5 names it")
+    assert f"\n           version {g['version']}, ISA x86" in out
     assert "to build one" not in out

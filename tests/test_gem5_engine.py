@@ -151,12 +151,20 @@ def test_env_var_naming_a_missing_file_is_an_error(tmp_path: Path):
         probe.find_binary({"G5NET_GEM5": str(bad), "PATH": ""})
 
 
-def test_path_lookup_prefers_gem5_opt(tmp_path: Path):
-    for name in ("gem5.fast", "gem5.opt"):
+def test_path_lookup_prefers_gem5_fast_and_says_why(tmp_path: Path):
+    (tmp_path / "opt").mkdir()
+    for name in ("gem5.fast", "gem5.opt", "opt/gem5.opt"):
         p = tmp_path / name
         p.write_text("#!/bin/sh\n")
         p.chmod(0o755)
-    assert probe.find_binary({"PATH": str(tmp_path)}) == tmp_path / "gem5.opt"
+    path, why = probe.choose_binary({"PATH": str(tmp_path)})
+    assert path == tmp_path / "gem5.fast" and why.startswith("gem5.fast on PATH, preferred")
+    assert probe.choose_binary({"PATH": str(tmp_path / "opt")}) == (
+        tmp_path / "opt" / "gem5.opt", "gem5.opt on PATH (no gem5.fast there)")
+    # One the user names is used as it is; a gem5.fast beside it is pointed out.
+    path, why = probe.choose_binary({"G5NET_GEM5": str(tmp_path / "gem5.opt"), "PATH": ""})
+    assert path == tmp_path / "gem5.opt"
+    assert why.startswith("G5NET_GEM5 names it; a gem5.fast is beside it")
 
 
 def test_probe_reads_the_build_and_remembers_it(fake_gem5: Path, tmp_path: Path):

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import __version__, artifacts, home
 from ..engines.gem5 import Gem5Engine
-from ..engines.gem5.probe import HOW_TO_POINT, SUPPORTED_MAJOR
+from ..engines.gem5.probe import HOW_TO_POINT, SUPPORTED_MAJOR, choose_binary
 from ..engines.qemu import QemuEngine
 from ..errors import G5netError
 
@@ -18,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "doctor",
         help="report the simulators and guest artifacts g5net finds",
-        description="Look for gem5 ($G5NET_GEM5, else gem5.opt or gem5.fast on PATH) and ask it "
+        description="Look for gem5 ($G5NET_GEM5, else gem5.fast or gem5.opt on PATH) and ask it "
                     "for its version, ISAs, Ruby protocol, classic caches and KVM CPU; look for "
                     "QEMU; look up the built kernels and disk image. Builds nothing; the first "
                     "look at a gem5 binary takes a few seconds (hashing it, starting it once), "
@@ -72,7 +72,11 @@ def gem5_report() -> dict[str, Any]:
         return {"ok": False, "error": str(e), "needed_for": NEEDED_FOR["gem5"],
                 "recipe": gem5_recipe()}
     problems = b.problems()
-    found = {"ok": not problems, "binary": str(b.binary), "version": b.version,
+    try:
+        why = choose_binary()[1]
+    except G5netError:
+        why = "given to the engine"
+    found = {"ok": not problems, "binary": str(b.binary), "why": why, "version": b.version,
              "isas": list(b.isas), "protocol": b.protocol, "classic_caches": b.classic_caches,
              "kvm_cpu": b.kvm_cpu, "kvm_usable": b.kvm_usable, "digest": b.digest,
              "problems": problems}
@@ -126,6 +130,7 @@ def _gem5_line(g: dict[str, Any]) -> str:
         return f"gem5       missing  {g['error']}" + _needed_for(g) + _indented(g["recipe"])
     kvm = "yes" if g["kvm_usable"] else ("built in, /dev/kvm not usable" if g["kvm_cpu"] else "no")
     line = (f"gem5       {'ok' if g['ok'] else 'unusable'}  {g['binary']}\n"
+            f"           chosen because: {g['why']}\n"
             f"           version {g['version']}, ISA {', '.join(g['isas']) or '-'}, "
             f"classic caches {'yes' if g['classic_caches'] else 'no'}, "
             f"Ruby protocol {g['protocol'] or '-'}, KVM CPU {kvm}")

@@ -223,7 +223,9 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int
     for r in rows:
         params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
         res = r["resources"]
+        tasks = f" in {res['tasks']} tasks" if res["tasks"] > 1 else ""
         print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boot']:<28} "
-              f"{res['cpus']} cpu {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  {params}")
+              f"{res['cpus']} cpu{tasks} {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  "
+              f"{params}")
     print(f"\n{len(rows)} points; {len(todo)} to run, needing {_boots(todo)} boots")
     return 0

@@ -56,6 +56,9 @@ class EngineInfo:
     digest: str
     # Flags the user passes to the engine itself (recorded in run.json).
     args: tuple[str, ...] = ()
+    # What else decides a run whose processes are laid out per host (gem5's
+    # dist-gem5 configs); part of those runs' ids only.
+    per_host_digest: str | None = None
 
 
 class Engine(abc.ABC):

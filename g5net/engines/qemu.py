@@ -93,6 +93,10 @@ MAX_HOSTS = 32
 
 def check_spec(spec: Spec) -> None:
     """What the spec allows but this engine cannot build; errors name the key."""
+    if spec.experiment.processes != "one":
+        raise EngineError(f"experiment.processes = {spec.experiment.processes!r} lays out gem5's "
+                          f"processes; QEMU runs each guest in a process of its own whatever it "
+                          f"says, so leave it out (or run this spec on gem5)")
     if len(spec.hosts) > MAX_HOSTS:
         raise EngineError(f"hosts: the qemu engine runs at most {MAX_HOSTS} guests "
                           f"(spec has {len(spec.hosts)})")

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..spec import Flow, Host, Spec, Workload
+from .protocol import BEGIN, END
 
 # $G5_OUT in the guest (workloads/README.md): every file there is a result item.
 GUEST_OUT = "/tmp/g5out"
@@ -360,13 +361,19 @@ def _profiler_switch(on: bool) -> str:
 def stats_host(spec: Spec) -> Host:
     """The host that brackets each region of interest with gem5's stats reset
     and dump: the first client, whose workload start and end frame the region.
-    gem5 keeps one set of statistics for every host, so one host does it."""
+    gem5 keeps one set of statistics for every host, so one host does it; with
+    per-host processes each process keeps its own, and every host does
+    (stats/merge.py joins them, this host's region framing the whole)."""
     return next((h for h in spec.hosts if h.role == "client"), spec.hosts[0])
+
+
+def _frames_stats(spec: Spec, host: Host) -> bool:
+    return spec.experiment.processes == "per-host" or host.name == stats_host(spec).name
 
 
 def render(spec: Spec, host: Host) -> str:
     """The job script for one host, as text."""
-    stats = " stats" if host.name == stats_host(spec).name else ""
+    stats = " stats" if _frames_stats(spec, host) else ""
     lines = [
         f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
         "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
@@ -393,4 +400,24 @@ def render(spec: Spec, host: Host) -> str:
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
         if w.profile:
             lines.append(f"g5_profile_snap {w.name}.{PROFILE_END}")
+    if spec.experiment.processes == "per-host":
+        lines += _ending_per_host()
     return "\n".join(lines) + "\n"
+
+
+def _ending_per_host() -> list[str]:
+    """Per-host processes end when every host has run `m5 exit` (dist-gem5's
+    collective exit): until then `m5 exit` returns to the guest, and g5init
+    would take that for a failed exit and reboot, which gem5's keyboard
+    controller does not model. So the job prints g5init's results block
+    itself (workloads/README.md, section 2.6), exits, and idles."""
+    return ["# per-host processes: the job ends the run itself (g5net/guest/job.py)",
+            "job_rc=$?",
+            'set -- "$G5_OUT"/*',
+            '[ -e "$1" ] || set --',
+            f'echo "{BEGIN}"',
+            'awk -f /g5net/results.awk -v host="$G5_HOST" -v role="$G5_ROLE" '
+            '-v engine="$G5_ENGINE" -v rc="$job_rc" "$@"',
+            f'echo "{END}"',
+            "m5 exit",
+            "while :; do sleep 3600; done"]

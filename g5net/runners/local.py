@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import subprocess
@@ -14,6 +13,7 @@ from datetime import datetime, timezone
 from typing import IO
 
 from .. import store
+from ..parent_death import die_with_parent
 from .display import Display
 from ..sweepdir import PlannedPoint, SweepDir
 
@@ -26,8 +26,6 @@ RAMP_S = 3.0
 # A stopped worker gets this long to remove its half-made run and its guests.
 STOP_GRACE_S = 15
 LOG_TAIL_CHARS = 2000
-_PR_SET_PDEATHSIG = 1
-_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def default_jobs(points: list[PlannedPoint]) -> int:
@@ -43,16 +41,6 @@ def _available_mb() -> int:
             if line.startswith("MemAvailable:"):
                 return int(line.split()[1]) // 1024
     return 0
-
-
-def _die_with_parent(parent: int):
-    """A worker must not outlive a runner killed with `kill -9`: the kernel sends it
-    SIGTERM when the runner dies, and it stops its point cleanly."""
-    def preexec() -> None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the runner died before prctl took effect
-            os._exit(1)
-    return preexec
 
 
 @dataclass(frozen=True)
@@ -78,7 +66,10 @@ def _launch(sd: SweepDir, point: PlannedPoint) -> Worker:
     # and a stop signal reaches the worker's guests too.
     proc = subprocess.Popen([sys.executable, "-m", "g5net.runners.point", str(sd.path), str(point.index)],
                             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+                            start_new_session=True,
+                            # A worker must not outlive a runner killed with `kill -9`: it
+                            # gets SIGTERM then, and stops its point cleanly.
+                            preexec_fn=die_with_parent(signal.SIGTERM))
     return Worker(point, proc, log, time.monotonic(), datetime.now(timezone.utc))
 
 

@@ -19,9 +19,12 @@ HARD_KILL_MARGIN_S = 60
 
 @dataclass(frozen=True)
 class Resources:
-    cpus: int
-    mem_mb: int
+    cpus: int  # in all
+    mem_mb: int  # in all
     time_s: int
+    # Processes that may each run on a node of their own (gem5's per-host
+    # processes, dist.tasks); their CPUs and memory are shared out evenly.
+    tasks: int = 1
 
     @classmethod
     def of(cls, spec: Spec) -> "Resources":
@@ -30,6 +33,12 @@ class Resources:
             # One QEMU per host, one TCG thread per virtual CPU.
             cpus = sum(h.cpu.count for h in spec.hosts)
             mem_mb = guest_mb + QEMU_OVERHEAD_MB_PER_HOST * len(spec.hosts)
+        elif spec.experiment.processes == "per-host":
+            # A single-threaded gem5 per host, each a task (the first shares
+            # its own with g5net and the switch, a gem5 without boards).
+            tasks = len(spec.hosts)
+            return cls(cpus=tasks, mem_mb=guest_mb + GEM5_OVERHEAD_MB * (tasks + 1),
+                       time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S, tasks=tasks)
         else:
             cpus = 1  # gem5 simulates every host in one single-threaded process
             mem_mb = guest_mb + GEM5_OVERHEAD_MB

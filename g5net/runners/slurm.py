@@ -77,16 +77,27 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
     """The sbatch script for `points`; one array shares one request, the largest point's."""
     name = points[0].name
     throttle = f"%{jobs}" if jobs else ""
+    tasks = max(p.resources.tasks for p in points)
     flags: dict[str, Any] = {
         "job_name": f"g5net-{name}",
         "array": array_spec([p.index for p in points]) + throttle,
-        "cpus_per_task": max(p.resources.cpus for p in points),
-        "mem": f"{max(p.resources.mem_mb for p in points)}M",
+    }
+    if tasks == 1:
+        flags.update(cpus_per_task=max(p.resources.cpus for p in points),
+                     mem=f"{max(p.resources.mem_mb for p in points)}M")
+    else:
+        # Per-host processes: one task per process, on any node (g5net/engines/gem5/dist.py).
+        flags.update(ntasks=tasks, cpus_per_task=1,
+                     mem_per_cpu=f"{max(-(-p.resources.mem_mb // p.resources.tasks) for p in points)}M")
+    flags.update({
         "time": max(p.resources.time_min for p in points),
         "output": str(sd.slurm / "%A_%a.out"),
         # A pre-empted task goes back to the queue instead of being lost.
         "requeue": True,
-    }
+    })
+    if tasks > 1 and int(site_flags.get("ntasks", tasks)) < tasks:
+        raise RunnerError(f"--slurm-flag ntasks={site_flags['ntasks']}: these points run per-host "
+                          f"processes and need {tasks} tasks each (one per host)")
     flags.update(site_flags)
     command = shlex.join([python, "-m", "g5net.runners.point", str(sd.path)])
     return SCRIPT.substitute(name=_one_line("experiment.name", name), command=command,

@@ -28,7 +28,7 @@ def _get(host: Host, dotted: str) -> Any:
 
 
 def boot_state(hosts: list[tuple[Host, dict[str, Any]]], image: str, gem5: str, configs: str,
-               switched: bool) -> dict:
+               switched: bool, per_host: str | None = None) -> dict:
     """Everything that decides a system's state at the checkpoint, and nothing after it.
 
     `hosts`: each host with its kernel's digest and whole command line
@@ -37,12 +37,18 @@ def boot_state(hosts: list[tuple[Host, dict[str, Any]]], image: str, gem5: str, 
     digests of the disk image, the gem5 binary and the boot phase's configs;
     `switched`: whether a switch joins the hosts (gem5 checkpoints the
     switch's and links' objects, so the topology must match to restore; their
-    speeds and delays are parameters, not state, and may differ).
+    speeds and delays are parameters, not state, and may differ);
+    `per_host`: the digest of the per-host processes' config where the hosts
+    booted in processes of their own (a checkpoint is one directory per
+    process then, not restorable by one process, nor one process's by them).
     """
-    return {"format": CHECKPOINT_FORMAT, "image": image, "gem5": gem5, "configs": configs,
-            "switched": switched,
-            "hosts": [{**{k: _get(h, k) for k in BOOT_HOST_KEYS}, **extra}
-                      for h, extra in hosts]}
+    state = {"format": CHECKPOINT_FORMAT, "image": image, "gem5": gem5, "configs": configs,
+             "switched": switched,
+             "hosts": [{**{k: _get(h, k) for k in BOOT_HOST_KEYS}, **extra}
+                       for h, extra in hosts]}
+    if per_host:
+        state["per_host"] = per_host
+    return state
 
 
 def checkpoint_key(state: dict) -> str:
@@ -101,7 +107,10 @@ class Checkpoint:
         return self.path / console_name(host)
 
     def exists(self) -> bool:
-        return (self.cpt / "m5.cpt").is_file() and self.meta.is_file()
+        # A checkpoint moves into place whole (staging), its meta written last;
+        # per-host processes write one directory each (dist.py).
+        gem5s = (self.cpt / "m5.cpt").is_file() or any(self.cpt.glob("*/m5.cpt"))
+        return gem5s and self.meta.is_file()
 
     def staged(self, tmp: Path) -> "Checkpoint":
         """The same layout in a staging directory, before it is renamed into place."""

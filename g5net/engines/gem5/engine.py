@@ -22,6 +22,7 @@ import hashlib
 import shlex
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ... import atomic
@@ -31,14 +32,15 @@ from ...guest import job
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...rundir import RunDir
 from ...spec import Spec
+from ...stats import merge as stats_merge
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
-from . import gem5_args
+from . import dist, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
-from .config_files import configs_digest
+from .config_files import configs_digest, dist_config_digest
 from .contract import ExitStatus, Phase
 from .probe import Gem5Build, find_binary, probe
-from .process import BOOT_STALL, Gem5Result, classify_failure, read_text, run_gem5
+from .process import BOOT_STALL, Gem5Result, Stall, classify_failure, read_text, run_gem5
 from .run_config import host_cmdlines, run_config
 
 # gem5's X86Board maps RAM below its 3 GiB I/O hole only.
@@ -54,6 +56,8 @@ def check_spec(spec: Spec) -> None:
         have = ", ".join(f"hosts.{h.name}.nic.count = {h.nic.count}" for h in spec.hosts)
         raise Gem5Error(f"nic.count: the gem5 engine puts every host's n-th NIC on network n, "
                         f"so all hosts need the same count ({have})")
+    if spec.experiment.processes == "per-host":
+        dist.check_spec(spec)
     for h in spec.hosts:
         for key in ("model", "boot_model"):
             if getattr(h.cpu, key) == "minor":
@@ -74,7 +78,9 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
     hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name],
                   **profiler})
              for h in spec.hosts]
-    return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs, spec.switched))
+    per_host = dist_config_digest() if spec.experiment.processes == "per-host" else None
+    return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs, spec.switched,
+                                    per_host))
 
 
 class BootFailed(Exception):
@@ -110,7 +116,7 @@ class Gem5Engine(Engine):
         if gem5_args.simulated(args):
             key += ":" + shlex.join(gem5_args.simulated(args))
         return EngineInfo(self.name, b.binary, b.version,
-                          hashlib.sha256(key.encode()).hexdigest(), args)
+                          hashlib.sha256(key.encode()).hexdigest(), args, dist_config_digest())
 
     def usable(self, spec: Spec) -> Gem5Build:
         """This gem5 build, once it and `spec` are known to go together."""
@@ -177,7 +183,6 @@ class Gem5Engine(Engine):
               deadline: float, progress: Progress) -> dict[str, float]:
         """Boot every host into a new checkpoint; host -> seconds to its boot
         marker. Raises BootFailed, so that staging keeps no half-made checkpoint."""
-        names = board_names(spec)
         progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
                  f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]} "
                  f"(console: g5net console {rd.path} --host {spec.hosts[0].name})")
@@ -188,11 +193,10 @@ class Gem5Engine(Engine):
             config = atomic.write_text(new.config, run_config(
                 Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
                 new.cpt).to_json())
-            files = {h.name: console_file(new.m5out, names[h.name]) for h in spec.hosts}
             try:
-                result = run_gem5(self.probe().binary, config, new.m5out, new.boot_log,
-                                  deadline, files, report=lambda line: progress(f"booting: {line}"),
-                                  stall=BOOT_STALL)
+                result, files = self._run_phase(spec, config, new.m5out, new.cpt, new.boot_log,
+                                                deadline, lambda line: progress(f"booting: {line}"),
+                                                stall=BOOT_STALL)
             finally:
                 rd.m5out_boot.unlink()
             consoles = {name: read_text(path) for name, path in files.items()}
@@ -216,6 +220,19 @@ class Gem5Engine(Engine):
         progress(f"booted and checkpointed in {result.wall_s:.0f} s "
                  f"({result.sim_seconds:.3f} simulated s)")
         return booted_s
+
+    def _run_phase(self, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path,
+                   deadline: float, report: Callable[[str], None], stall: Stall | None = None,
+                   extra_args: Sequence[str] = ()) -> tuple[Gem5Result, dict[str, Path]]:
+        """Run a phase in one gem5 process or in per-host ones (dist.py); also
+        host -> the console file its process writes."""
+        names = board_names(spec)
+        binary = self.probe().binary
+        if spec.experiment.processes == "per-host":
+            return (dist.run(binary, spec, config, m5out, cpt, log, deadline, names, report, stall,
+                             extra_args), dist.host_consoles(spec, m5out, names))
+        files = {h.name: console_file(m5out, names[h.name]) for h in spec.hosts}
+        return run_gem5(binary, config, m5out, log, deadline, files, report, stall, extra_args), files
 
     @staticmethod
     def _boot_failure(result: Gem5Result, consoles: dict[str, str]) -> Outcome:
@@ -243,16 +260,18 @@ class Gem5Engine(Engine):
         models = ", ".join(sorted({h.cpu.model for h in spec.hosts}))
         progress(f"measuring on {models} CPUs with caches (console: g5net console {rd.path} "
                  f"--host {spec.hosts[0].name})")
-        result = run_gem5(self.probe().binary, config, rd.m5out, rd.engine_log, deadline,
-                          {h.name: console_file(rd.m5out, names[h.name]) for h in spec.hosts},
-                          report=lambda line: progress(f"measuring: {line}"),
-                          extra_args=gem5_args.from_env())
+        result, files = self._run_phase(spec, config, rd.m5out, ckpt.cpt, rd.engine_log, deadline,
+                                        lambda line: progress(f"measuring: {line}"),
+                                        extra_args=gem5_args.from_env())
+        if spec.experiment.processes == "per-host":
+            stats_merge.merge({h.name: rd.m5out / h.name / rd.stats_txt.name for h in spec.hosts},
+                              names, job.stats_host(spec).name, rd.stats_txt)
         consoles = {}
         for h in spec.hosts:
-            text = read_text(ckpt.console(h.name)) + read_text(console_file(rd.m5out, names[h.name]))
+            text = read_text(ckpt.console(h.name)) + read_text(files[h.name])
             rd.console(h.name).write_text(text)
             consoles[h.name] = text
-            sock = rd.m5out / console_socket(names[h.name])
+            sock = files[h.name].with_name(console_socket(names[h.name]))
             if sock.is_socket():
                 sock.unlink()
         if result.guest_panic:

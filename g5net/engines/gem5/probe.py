@@ -19,7 +19,9 @@ from .config_files import PROBE_CONFIG
 from .process import tail
 
 ENV_BINARY = "G5NET_GEM5"
-BINARIES = ("gem5.opt", "gem5.fast")
+FAST = "gem5.fast"
+# In order of preference.
+BINARIES = (FAST, "gem5.opt")
 HOW_TO_POINT = (f"point g5net at a gem5 X86 build: export {ENV_BINARY}=/path/to/gem5/build/X86/gem5.opt "
                 f"or put gem5.opt (or gem5.fast) on PATH")
 # The gem5 release g5net's configs are written against (the standard library's
@@ -29,18 +31,31 @@ PROBE_TIMEOUT_S = 120
 
 
 def find_binary(environ: dict[str, str] | None = None) -> Path:
-    """$G5NET_GEM5, else gem5.opt or gem5.fast on PATH."""
+    """$G5NET_GEM5, else gem5.fast, else gem5.opt on PATH."""
+    return choose_binary(environ)[0]
+
+
+def choose_binary(environ: dict[str, str] | None = None) -> tuple[Path, str]:
+    """The gem5 binary g5net runs, and why that one. gem5.fast is gem5.opt
+    without its assertions and debug output: the same simulation, faster, so
+    it is preferred on PATH; one named by $G5NET_GEM5 is the user's choice."""
     env = os.environ if environ is None else environ
     configured = env.get(ENV_BINARY)
     if configured:
         path = Path(configured).expanduser()
         if not path.is_file() or not os.access(path, os.X_OK):
             raise Gem5Error(f"{ENV_BINARY}={configured}: not an executable file; {HOW_TO_POINT}")
-        return path
+        fast = path.with_name(FAST)
+        beside = (f"; a {FAST} is beside it, faster for the same simulation: point "
+                  f"{ENV_BINARY} at it, unless you need --debug-flags") \
+            if path.name != FAST and fast.is_file() and os.access(fast, os.X_OK) else ""
+        return path, f"{ENV_BINARY} names it{beside}"
     for name in BINARIES:
         found = shutil.which(name, path=env.get("PATH", os.defpath))
         if found:
-            return Path(found)
+            why = (f"{name} on PATH, preferred: no assertions or debug output, faster"
+                   if name == FAST else f"{name} on PATH (no {FAST} there)")
+            return Path(found), why
     raise Gem5Error(f"gem5 not found ({ENV_BINARY} is unset and neither "
                     f"{' nor '.join(BINARIES)} is on PATH); {HOW_TO_POINT}")
 

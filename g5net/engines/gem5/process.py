@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...guest.protocol import BOOTED, panic_line
+from ...parent_death import die_with_parent
 from .config_files import HOSTS_CONFIG
 from .contract import PROGRESS_NAME, REPORT_NAME, ContractError, ExitStatus, Progress, Report
 
@@ -60,10 +61,10 @@ class Watch:
     so the engine stops gem5 soon after a panic shows on a console.
     """
 
-    def __init__(self, consoles: dict[str, Path], progress_file: Path, start: float,
+    def __init__(self, consoles: dict[str, Path], progress_files: Sequence[Path], start: float,
                  stall: Stall | None) -> None:
         self._consoles = consoles
-        self._progress_file = progress_file
+        self._progress_files = progress_files
         self._start = start
         self._stall = stall
         self.booted_s: dict[str, float] = {}
@@ -92,10 +93,7 @@ class Watch:
             panic = panic_line(text)
             if panic:
                 return f"{host}: {panic}"
-        try:
-            progress = Progress.from_json(self._progress_file.read_text())
-        except (OSError, ContractError):
-            progress = None
+        progress = _merged_progress(self._progress_files)
         if progress and (self.progress is None or progress.sim_seconds > self.progress.sim_seconds):
             self._previous, self.progress = self.progress, progress
             self._progress_at = time.monotonic()
@@ -147,6 +145,22 @@ class Watch:
                 f"per host s" if host_s > 1 else "")
         return (f"{self.progress.sim_seconds:.3f} simulated s{rate}, {running - halted}/{running} "
                 f"CPUs active{booted}" + (f"; {last}" if last else ""))
+
+
+def _merged_progress(files: Sequence[Path]) -> Progress | None:
+    """Where every process is: the boards of all, at the simulated time of
+    the one furthest behind (the processes of a per-host run advance together
+    within a quantum); None until each has reported."""
+    reports = []
+    for path in files:
+        try:
+            reports.append(Progress.from_json(path.read_text()))
+        except (OSError, ContractError):
+            return None
+    if not reports:
+        return None
+    insts = {board: counts for r in reports for board, counts in r.insts.items()}
+    return Progress(sim_seconds=min(r.sim_seconds for r in reports), insts=insts)
 
 
 @dataclass(frozen=True)
@@ -201,6 +215,32 @@ def classify_failure(result: Gem5Result) -> str | None:
     return f"gem5 exited with status {result.returncode}"
 
 
+@dataclass(frozen=True)
+class Gem5Process:
+    """One gem5 process of a run: its config and arguments, where it writes."""
+    name: str  # in messages: a host's, the switch's, or "" for a run's only process
+    args: tuple[str, ...]  # the config file and its arguments
+    outdir: Path
+    log: Path
+    # What starts gem5 elsewhere (srun, for a task of a SLURM allocation).
+    launcher: tuple[str, ...] = ()
+
+
+def start(binary: Path, p: Gem5Process, extra_args: Sequence[str] = ()) -> subprocess.Popen:
+    """Start `p`, its output to its log. It dies with the process that started
+    it, even one killed with `kill -9`: no gem5 is left running, or holding a
+    port, behind a runner that is gone."""
+    p.outdir.mkdir(parents=True, exist_ok=True)
+    # Listeners on: the terminals' sockets are what `g5net console` attaches to.
+    cmd = [*p.launcher, str(binary), *extra_args, "--listener-mode=on", f"--outdir={p.outdir}", *p.args]
+    with open(p.log, "wb") as f:
+        f.write((" ".join(cmd) + "\n").encode())
+        f.flush()
+        # Its own session: a stop signal for gem5 is not one for g5net.
+        return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=die_with_parent(signal.SIGKILL))
+
+
 def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,
              consoles: dict[str, Path], report: Callable[[str], None] = lambda line: None,
              stall: Stall | None = None, extra_args: Sequence[str] = ()) -> Gem5Result:
@@ -208,46 +248,79 @@ def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: floa
     a guest panics, or (with `stall`) the boot stalls (`consoles`: host -> the
     console file gem5 writes). `report` hears where it is every REPORT_EVERY_S;
     `extra_args` go to gem5 before g5net's own."""
-    outdir.mkdir(parents=True, exist_ok=True)
-    # Listeners on: the terminals' sockets are what `g5net console` attaches to.
-    cmd = [str(binary), *extra_args, "--listener-mode=on", f"--outdir={outdir}", str(HOSTS_CONFIG),
-           str(config)]
-    start = time.monotonic()
-    watch = Watch(consoles, outdir / PROGRESS_NAME, start, stall)
+    p = Gem5Process("", (str(HOSTS_CONFIG), str(config)), outdir, log)
+    return supervise([(p, start(binary, p, extra_args))], deadline, consoles, report, stall)
+
+
+def supervise(procs: Sequence[tuple[Gem5Process, subprocess.Popen]], deadline: float,
+              consoles: dict[str, Path], report: Callable[[str], None] = lambda line: None,
+              stall: Stall | None = None) -> Gem5Result:
+    """Watch the started processes of one run until every one has ended, the
+    deadline passes, a guest panics or the boot stalls; then stop what still
+    runs, all of them together. One that fails takes the others down after
+    KILL_GRACE_S (the peers of a dist-gem5 process usually leave at once)."""
+    start_t = time.monotonic()
+    watch = Watch(consoles, [p.outdir / PROGRESS_NAME for p, _ in procs], start_t, stall)
     panic, panic_seen, stalled = None, 0.0, None
-    reported = start
-    rc: int | None = None
-    with open(log, "wb") as f:
-        f.write((" ".join(cmd) + "\n").encode())
-        f.flush()
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
-        try:
-            while rc is None and time.monotonic() < deadline:
-                try:
-                    rc = proc.wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
-                except subprocess.TimeoutExpired:
-                    if panic is None:
-                        panic, panic_seen = watch.poll(), time.monotonic()
-                    elif time.monotonic() - panic_seen > PANIC_GRACE_S:
-                        break  # the panic message has had time to reach the console
-                    stalled = watch.stalled()
-                    if stalled:
-                        break
-                    if time.monotonic() - reported > REPORT_EVERY_S:
-                        reported = time.monotonic()
-                        report(f"{reported - start:.0f} s: {watch.summary()}")
-        finally:
-            if rc is None:
+    reported = start_t
+    codes: dict[str, int] = {}  # process name -> exit status, in the order they ended
+    failed_at: float | None = None
+    stopped = False
+    try:
+        while len(codes) < len(procs) and time.monotonic() < deadline:
+            try:
+                procs[0][1].wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                pass
+            for p, proc in procs:
+                if p.name not in codes and proc.poll() is not None:
+                    codes[p.name] = proc.returncode
+                    if proc.returncode != ExitStatus.DONE and failed_at is None:
+                        failed_at = time.monotonic()
+            if len(codes) == len(procs):
+                break
+            if failed_at is not None and time.monotonic() - failed_at > KILL_GRACE_S:
+                break
+            if panic is None:
+                panic, panic_seen = watch.poll(), time.monotonic()
+            elif time.monotonic() - panic_seen > PANIC_GRACE_S:
+                break  # the panic message has had time to reach the console
+            stalled = watch.stalled()
+            if stalled:
+                break
+            if time.monotonic() - reported > REPORT_EVERY_S:
+                reported = time.monotonic()
+                report(f"{reported - start_t:.0f} s: {watch.summary()}")
+    finally:
+        for p, proc in procs:
+            if p.name not in codes:
+                stopped = True
                 _stop(proc)
     watch.poll()
-    try:
-        end = Report.from_json((outdir / REPORT_NAME).read_text())
-    except (OSError, ContractError):
-        end = None
-    return Gem5Result(returncode=rc, wall_s=time.monotonic() - start, log=log, report=end,
+    failing = next((name for name, rc in codes.items() if rc != ExitStatus.DONE), None)
+    rc = None if stopped and failing is None else codes.get(failing or procs[0][0].name)
+    log = next(p.log for p, _ in procs if p.name == (failing or procs[0][0].name))
+    return Gem5Result(returncode=rc, wall_s=time.monotonic() - start_t, log=log,
+                      report=_merged_report([p for p, _ in procs]),
                       booted_s=watch.booted_s, guest_panic=panic if rc is None else None,
                       stalled=stalled if rc is None else None, progress=watch.progress)
+
+
+def _merged_report(procs: Sequence[Gem5Process]) -> Report | None:
+    """One report for the run: completed when every process completed; the
+    first reason, named by its process where there are several."""
+    reports = []
+    for p in procs:
+        try:
+            reports.append((p.name, Report.from_json((p.outdir / REPORT_NAME).read_text())))
+        except (OSError, ContractError):
+            return None
+    if len(reports) == 1:
+        return reports[0][1]
+    reason = next((f"{name}: {r.reason}" for name, r in reports if r.reason), "")
+    return Report(phase=reports[0][1].phase, completed=all(r.completed for _, r in reports),
+                  reason=reason, exits=[{**e, "process": name} for name, r in reports for e in r.exits],
+                  sim_seconds=max(r.sim_seconds for _, r in reports))
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -1,0 +1,156 @@
+"""gem5 config: one process of a per-host run (dist-gem5), a host or the switch.
+
+Run by the gem5 engine (g5net/engines/gem5/dist.py), never by hand:
+
+    gem5.opt --outdir=RUN/m5out/NAME configs/g5net_dist.py RUN/gem5-<phase>.json \
+        (--host NAME | --switch) --server HOST --port PORT --checkpoint DIR
+
+The JSON and the phases are g5net_hosts.py's; each process builds its part of
+the same system. A host process is one board whose NIC is a `DistEtherLink`
+to the switch process; the switch process is an `EtherSwitch` with one
+`DistEtherLink` per host, port i paired with the host of rank i (the spec's
+host order). The switch listens (from PORT on, printing the port it got);
+hosts connect to it. Every process stops at a barrier every
+`sync_quantum_us` from simulated time 0, boot included.
+
+- boot: every host runs `m5 checkpoint` once; dist-gem5 checkpoints all
+  processes together once every host has (a collective checkpoint), each into
+  its own DIR, and every process exits.
+- measure: each process restores its DIR; all leave together once every host
+  has run `m5 exit` (a collective exit), which returns to the guest meanwhile
+  (the job then idles: g5net/guest/job.py).
+- describe: as g5net_hosts.py, this process's part only.
+
+Exit status and report as g5net_hosts.py's, per process.
+"""
+
+import argparse
+import sys
+import time
+
+import m5
+from m5.objects import DistEtherLink, EtherDump, EtherSwitch, SubSystem
+
+import g5net_hosts
+from g5net_components import params
+from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
+
+# Why m5.simulate() returns in a per-host run (src/dev/net/dist_iface.cc):
+# every host asked for the checkpoint or the exit, at the same barrier.
+COLLECTIVE_CHECKPOINT = "checkpoint"
+COLLECTIVE_EXIT = "exit request from gem5 peers"
+TICK_LIMIT = "simulate() limit reached"
+# gem5 v24 restores a link's receive queue asserting on state that the link's
+# receiver thread sets when it first runs (RecvScheduler::unserialize reads
+# recvDone, null until then). init() starts the thread just before the
+# checkpoint is loaded, and on a busy machine it had not run yet: gem5.opt
+# died of SIGSEGV in every process (gem5.fast skips the assertion). So the
+# first link waits this long, once, before it loads its state.
+RECEIVER_START_S = 1.0
+
+
+def _load_state_after_receivers(link, checkpoint) -> None:
+    if not _load_state_after_receivers.waited:
+        time.sleep(RECEIVER_START_S)
+        _load_state_after_receivers.waited = True
+    link.getCCObject().loadState(checkpoint)
+
+
+_load_state_after_receivers.waited = False
+DistEtherLink.loadState = _load_state_after_receivers
+
+
+def _link(run: params.RunParams, host, rank: int, server: str, port: int, switch: bool):
+    """The DistEtherLink of `host`'s hop, at the host's end or the switch's."""
+    spec = run.spec
+    link = spec.link_of(spec.host(host.name))
+    return DistEtherLink(
+        speed=f"{link.speed_gbps:g}Gbps", delay=f"{spec.hop_delays_us()[host.name]:g}us",
+        dist_rank=rank, dist_size=len(run.hosts), num_nodes=len(run.hosts),
+        server_name=server, server_port=port, is_switch=switch,
+        # Synchronised from the start: the NICs are not silent before the
+        # checkpoint (the guests bring their links up while booting).
+        sync_start="0s", sync_repeat=f"{spec.sync_quantum_us:g}us")
+
+
+class Network(SubSystem):
+    """This process's Ethernet: its host's end of the hop, or the switch and
+    every host's hop at the switch's end."""
+
+    def __init__(self, run: params.RunParams, own, server: str, port: int) -> None:
+        super().__init__()
+        spec = run.spec
+        if own is not None:
+            self.link = _link(run, own, list(run.hosts).index(own), server, port, switch=False)
+            return
+        fastest = max(spec.link_of(h).speed_gbps for h in spec.hosts)
+        self.switch = EtherSwitch(fabric_speed=f"{fastest:g}Gbps",
+                                  delay=f"{spec.link.switch_delay_us:g}us")
+        if run.config.pcap_dir:
+            self.dump = EtherDump(file=f"{run.config.pcap_dir}/switch0.pcap", maxlen=1514)
+            self.switch.dump = self.dump
+        self.links = [_link(run, h, 0, server, port, switch=True) for h in run.hosts]
+        for i, link in enumerate(self.links):
+            link.int0 = self.switch.interface[i]
+
+
+class DistSimulation(MultiHostSimulation):
+    """One process of a dist-gem5 run: its events are collective."""
+
+    def run_until_collective(self, wanted: str) -> bool:
+        """Simulate until every process is told `wanted` together; False, with
+        the reason in the report, on anything else (a peer gone, a guest's
+        own m5 exit or fail outside the protocol)."""
+        interval = m5.ticks.fromSeconds(params.contract.PROGRESS_INTERVAL_S)
+        while True:
+            event = m5.simulate(interval)
+            cause = event.getCause()
+            if cause == TICK_LIMIT:
+                self._write_progress()
+                continue
+            self.report.exits.append({"cause": cause, "code": event.getCode(), "tick": m5.curTick()})
+            if cause == wanted:
+                return True
+            self.report.reason = f"waiting for '{wanted}', got '{cause}' (code {event.getCode()})"
+            return False
+
+
+def main(argv: list) -> int:
+    parser = argparse.ArgumentParser(prog=argv[0])
+    parser.add_argument("config")
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--host")
+    who.add_argument("--switch", action="store_true")
+    parser.add_argument("--server", required=True, help="where the switch process listens")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--checkpoint", required=True, help="this process's checkpoint directory")
+    args = parser.parse_args(argv[1:])
+    try:
+        run = params.load(args.config)
+        own = None if args.switch else next(h for h in run.hosts if h.name == args.host)
+    except (OSError, params.ConfigError) as e:
+        print(f"g5net config: {e}", file=sys.stderr)
+        return params.ExitStatus.CONFIG_UNUSABLE
+    except StopIteration:
+        print(f"g5net config: --host {args.host}: no such host in {args.config}", file=sys.stderr)
+        return params.ExitStatus.CONFIG_UNUSABLE
+    boards = {own.board: g5net_hosts.board(run, own)} if own is not None else {}
+    restore = args.checkpoint if run.phase is params.Phase.MEASURE else None
+    sim = DistSimulation(boards, Network(run, own, args.server, args.port), restore_from=restore,
+                         phase=run.phase.value)
+    sim.instantiate()
+    if run.phase is params.Phase.DESCRIBE:
+        done = True
+    elif run.phase is params.Phase.BOOT:
+        done = sim.run_until_collective(COLLECTIVE_CHECKPOINT)
+        if done:
+            sim.checkpoint(args.checkpoint)
+    else:
+        done = sim.run_until_collective(COLLECTIVE_EXIT)
+    sim.report.completed = done
+    sim.write_report()
+    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
+
+
+if __name__ == "__m5_main__":
+    sys.exit(int(main(sys.argv)))

@@ -1,0 +1,151 @@
+"""Per-host processes: each host in a gem5 process of its own, joined by
+dist-gem5's switch process (configs/g5net_dist.py).
+
+The switch starts first, beside g5net, and listens on a port it picks from a
+free one up, and says which on its log; then one process per host connects
+to it, rank i being the spec's i-th host. They are watched as one run and
+stopped together (process.supervise). Each process has its own --outdir
+(`m5out/NAME`), log (`gem5-NAME.log` beside the run's) and checkpoint
+(`cpt/NAME`).
+
+Inside a SLURM job (the SLURM runner asks for one task per host), the first
+host's process runs beside g5net and the switch, in the job's own task (both
+are idle most of the time), and each other host's is a job step of one task
+(`srun`) on whichever node of the allocation has room; hosts reach the
+switch at the name of the node g5net runs on, on the port it printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ...errors import Gem5Error
+from ...spec import Spec
+from .boards import console_file
+from .config_files import DIST_CONFIG
+from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
+
+# The switch process's name: its --outdir, log and checkpoint directory. No
+# host can be called so (a spec's names begin with a letter or a digit).
+SWITCH = "_switch"
+# What gem5's TCPIface prints once the switch listens (src/dev/net/tcp_iface.cc).
+_LISTENING = re.compile(r"tcp_iface listening on port (\d+)")
+# Starting a gem5 and building its switch takes seconds.
+LISTEN_TIMEOUT_S = 120
+# Where hosts reach a switch on this machine.
+LOCAL = "127.0.0.1"
+
+
+def tasks(spec: Spec) -> int:
+    """SLURM tasks a per-host run needs: one per host (the first shared with
+    g5net and the switch)."""
+    return len(spec.hosts)
+
+
+def _slurm_tasks() -> int | None:
+    """The tasks of the SLURM job g5net runs in, or None outside one."""
+    if "SLURM_JOB_ID" not in os.environ:
+        return None
+    try:
+        return int(os.environ.get("SLURM_NTASKS", "1"))
+    except ValueError:
+        return 1
+
+
+def check_spec(spec: Spec) -> None:
+    """What per-host processes cannot build, or cannot place; errors name the key."""
+    have = _slurm_tasks()
+    if have is not None and have < tasks(spec):
+        raise Gem5Error(f"experiment.processes: per-host processes of {len(spec.hosts)} hosts need "
+                        f"{tasks(spec)} tasks of this SLURM job (one per host), and it has {have} "
+                        f"(SLURM_NTASKS): submit with --ntasks={tasks(spec)}, as `g5net sweep "
+                        f"--runner slurm` does")
+    for h in spec.hosts:
+        if h.nic.count != 1:
+            raise Gem5Error(f"hosts.{h.name}.nic.count: per-host processes join the hosts through "
+                            f"one dist-gem5 switch, one network; {h.nic.count} NICs would need a "
+                            f"switch process per network, which g5net does not build yet (use "
+                            f"experiment.processes = \"one\")")
+
+
+def names(spec: Spec) -> list[str]:
+    """Every process of a per-host run: the hosts, in rank order, then the switch."""
+    return [h.name for h in spec.hosts] + [SWITCH]
+
+
+def process_log(log: Path, name: str) -> Path:
+    """A process's own log beside the run's (which run() fills at the end)."""
+    return log.with_name(f"{log.stem}-{name}{log.suffix}")
+
+
+def host_consoles(spec: Spec, m5out: Path, boards: dict[str, str]) -> dict[str, Path]:
+    """Host -> the console file its process writes."""
+    return {h.name: console_file(m5out / h.name, boards[h.name]) for h in spec.hosts}
+
+
+def _srun(name: str) -> tuple[str, ...]:
+    """A job step of one task for a host's gem5, on any node of the job that
+    has a CPU free; all of it ends if gem5 fails."""
+    return ("srun", "--ntasks=1", "--nodes=1", "--cpus-per-task=1", "--exact",
+            "--kill-on-bad-exit=1", "--quiet", f"--job-name=gem5-{name}")
+
+
+def _free_port() -> int:
+    """A port nobody listens on now; gem5 moves up from it if it is taken by then."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def _listening_port(log: Path, proc, deadline: float) -> int | None:
+    """The port the switch process said it listens on; None if it ended or
+    the deadline passed first."""
+    while time.monotonic() < deadline:
+        m = _LISTENING.search(read_text(log))
+        if m:
+            return int(m.group(1))
+        if proc.poll() is not None:
+            return None
+        time.sleep(0.1)
+    return None
+
+
+def run(binary: Path, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path, deadline: float,
+        boards: dict[str, str], report: Callable[[str], None] = lambda line: None,
+        stall: Stall | None = None, extra_args: Sequence[str] = ()) -> Gem5Result:
+    """Run one phase of `spec` as per-host processes; `log` ends up holding
+    every process's log, one after another. The result's log is the first
+    failing process's."""
+    in_slurm = _slurm_tasks() is not None
+    server = socket.gethostname() if in_slurm else LOCAL
+
+    def process(name: str, *who: str, port: int, launcher: tuple[str, ...] = ()) -> Gem5Process:
+        return Gem5Process(name, (str(DIST_CONFIG), str(config), *who, "--server", server,
+                                  "--port", str(port), "--checkpoint", str(cpt / name)),
+                           m5out / name, process_log(log, name), launcher)
+
+    switch = process(SWITCH, "--switch", port=_free_port())
+    running = [(switch, start(binary, switch, extra_args))]
+    try:
+        port = _listening_port(switch.log, running[0][1], min(deadline, time.monotonic() + LISTEN_TIMEOUT_S))
+        if port is None:
+            # Supervise what there is: it says why the switch ended, or stops it.
+            result = supervise(running, time.monotonic(), {})
+        else:
+            for rank, h in enumerate(spec.hosts):
+                p = process(h.name, "--host", h.name, port=port,
+                            launcher=_srun(h.name) if in_slurm and rank else ())
+                running.append((p, start(binary, p, extra_args)))
+            result = supervise(running, deadline, host_consoles(spec, m5out, boards), report, stall)
+    except BaseException:
+        supervise(running, time.monotonic(), {})  # stops every process started
+        raise
+    with open(log, "w") as f:
+        for p, _ in running:
+            f.write(f"==> {p.log.name} <==\n{read_text(p.log)}\n")
+    return result

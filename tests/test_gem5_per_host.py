@@ -1,0 +1,153 @@
+"""Per-host processes on real gem5 (dist-gem5): the gem5 quickstart with a
+gem5 process per host and one for the switch boots into one checkpoint per
+process, restores it, and measures what the one-process run measured; a
+runner killed with `kill -9` leaves no gem5 behind, and a resumed sweep
+reruns only that point; a 4-host fan-in goes through the switch process.
+
+Needs a gem5 X86 build and the guest artifacts; skipped, with the reason,
+where gem5 is missing. The first test boots (some 10 minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from g5net import run, spec as specmod, sweepdir
+from g5net.engines.gem5.dist import SWITCH
+from g5net.rundir import RunDir
+from g5net.stats import iter_dumps
+from g5net.sweepdir import SweepDir
+
+pytestmark = [pytest.mark.gem5, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+ONE_PROCESS = REPO / "tests" / "fixtures" / "gem5-quickstart"
+# How far the per-host run may be from the one-process run on what both measure.
+TOLERANCE = 0.05
+
+
+def per_host_quickstart() -> str:
+    """examples/quickstart-gem5.toml, as the committed one-process fixture ran
+    it, with a gem5 process per host."""
+    text = (REPO / "examples" / "quickstart-gem5.toml").read_text()
+    return text.replace("[experiment]\n", "[experiment]\nprocesses = \"per-host\"\n", 1)
+
+
+@pytest.fixture(scope="module")
+def per_host_run(gem5_engine, tmp_path_factory: pytest.TempPathFactory) -> RunDir:
+    spec = specmod.loads(per_host_quickstart())
+    return run.execute(spec, tmp_path_factory.mktemp("runs"), progress=lambda line: None)
+
+
+def _nic(stats_txt: Path, boards: dict[str, str]) -> list[dict[str, float]]:
+    return [{f"{host}.{stat}": dump.value(f"{board}.ethernet.EtherDevice.{stat}")
+             for host, board in boards.items() for stat in ("txPackets", "rxPackets", "rxBytes")}
+            for dump in iter_dumps(stats_txt)]
+
+
+def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: RunDir):
+    record = per_host_run.read_run()
+    assert record["status"] == "done", record.get("failure")
+    # Each process's own m5out under its name, the merged stats.txt beside them.
+    for name in ("server", "client", SWITCH):
+        assert (per_host_run.m5out / name / "config.ini").is_file(), name
+    assert (per_host_run.m5out / "server" / "stats.txt").is_file()
+    mine, theirs = (json.loads(p.read_text()) for p in (per_host_run.results_json,
+                                                        ONE_PROCESS / "results.json"))
+    assert mine.keys() == theirs.keys() == {"server", "client"}
+    stream_mine = mine["client"]["workloads"]["stream"]["throughput_mbps"]
+    stream_theirs = theirs["client"]["workloads"]["stream"]["throughput_mbps"]
+    assert stream_mine == pytest.approx(stream_theirs, rel=TOLERANCE)
+    # The same statistics by the same names, the NICs' packet counts within 5%.
+    boards = record["boards"]
+    assert boards == json.loads((ONE_PROCESS / "run.json").read_text())["boards"]
+    ours, one = _nic(per_host_run.stats_txt, boards), _nic(ONE_PROCESS / "stats.txt", boards)
+    assert len(ours) == len(one) == 3  # two regions, gem5's dump at exit
+    for region in range(2):
+        for key, value in one[region].items():
+            assert ours[region][key] == pytest.approx(value, rel=TOLERANCE), (region, key)
+    metrics = json.loads(per_host_run.metrics_json.read_text())
+    plain = json.loads((ONE_PROCESS / "metrics.json").read_text())
+    assert metrics["hosts"]["server"]["stream"].keys() == plain["hosts"]["server"]["stream"].keys()
+
+
+def _gem5_pids(under: Path) -> list[int]:
+    """Running gem5 processes whose --outdir is under `under`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(a.startswith(b"--outdir=" + str(under).encode()) for a in cmd):
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_kill_9_of_the_runner_leaves_no_gem5_and_resume_reruns_that_point(
+        per_host_run: RunDir, tmp_path: Path):
+    """Two points, the second per-host; the runner is killed while the
+    per-host point's gem5 processes run. Restores the quickstart's
+    checkpoint: no boot."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(per_host_quickstart().replace("bytes = 4000000", "bytes = 1000000")
+                    + '\n[sweep]\n"experiment.processes" = ["one", "per-host"]\n')
+    out = tmp_path / "sweep"
+    cmd = [sys.executable, "-m", "g5net.cli", "sweep", str(spec), "--out", str(out), "--jobs", "1"]
+    runner = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 1800
+    while len(_gem5_pids(out)) < 3:  # the second point's switch and two hosts
+        assert runner.poll() is None and time.monotonic() < deadline, "the per-host point never ran"
+        time.sleep(1)
+    time.sleep(5)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    deadline = time.monotonic() + 60
+    while _gem5_pids(out) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _gem5_pids(out) == []
+    sd = SweepDir(out)
+    points = sweepdir.read(sd).points
+    assert (sd.store / points[0].dir_name).is_dir() and not (sd.store / points[1].dir_name).exists()
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    assert again.returncode == 0, again.stderr
+    assert "1 already have a run, 1 to run" in again.stderr
+    assert {RunDir(sd.store / p.dir_name).read_run()["status"] for p in points} == {"done"}
+
+
+def per_host_fan_in() -> str:
+    """examples/switched-gem5.toml (three clients into one server through a
+    switch, one client on a 1 Gbit/s link) with a gem5 process per host."""
+    text = (REPO / "examples" / "switched-gem5.toml").read_text()
+    return text.replace("[experiment]\n", "[experiment]\nprocesses = \"per-host\"\n", 1)
+
+
+def check_fan_in(rd: RunDir) -> None:
+    """Every client sent its 2 MB through the switch process to the server."""
+    record = rd.read_run()
+    assert record["status"] == "done", record.get("failure")
+    results = json.loads(rd.results_json.read_text())
+    clients = [h for h in results if h != "server"]
+    assert len(clients) == 3
+    for client in clients:
+        assert results[client]["workloads"]["stream"]["throughput_mbps"] > 0, client
+    received = results["server"]["workloads"]["stream"]["instances"]
+    assert sorted(i["peer"] for i in received) == sorted(clients)
+    assert all(i["bytes"] == 2_000_000 and i["throughput_mbps"] > 0 for i in received)
+    for name in [*results, SWITCH]:
+        assert (rd.m5out / name / "stats.txt").is_file(), name
+
+
+def test_a_4_host_fan_in_runs_through_the_switch_process(gem5_engine, tmp_path: Path):
+    rd = run.execute(specmod.loads(per_host_fan_in()), tmp_path, progress=lambda line: None)
+    check_fan_in(rd)

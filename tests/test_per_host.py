@@ -1,0 +1,132 @@
+"""Per-host processes (dist-gem5), without running gem5: the spec's keys and
+their errors, what stays as it was for one-process runs, the job's ending,
+and the stats merge on a real gem5 stats file. tests/test_gem5_per_host.py
+runs them on gem5."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from g5net import run, spec as specmod
+from g5net.engines import qemu
+from g5net.engines.base import EngineInfo
+from g5net.engines.gem5 import engine as gem5_engine
+from g5net.engines.gem5.config_files import configs_digest
+from g5net.errors import EngineError, Gem5Error, SpecError
+from g5net.guest import job, protocol
+from g5net.stats import iter_dumps, merge
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "tests" / "fixtures" / "gem5-quickstart"
+GEM5_QUICKSTART = (REPO / "examples" / "quickstart-gem5.toml").read_text()
+
+
+def per_host(extra: str = "", text: str = GEM5_QUICKSTART) -> specmod.Spec:
+    return specmod.loads(text.replace("[experiment]\n", f"[experiment]\nprocesses = \"per-host\"\n{extra}"))
+
+
+def test_one_process_runs_keep_their_ids():
+    """The layout's keys do not enter a one-process spec's digest: the gem5
+    fixture's run id, recomputed from its run.json today, is the one it has."""
+    record = json.loads((FIXTURE / "run.json").read_text())
+    spec = specmod.from_dict(record["spec"])
+    assert spec.experiment.processes == "one"
+    info = EngineInfo("gem5", Path(record["engine"]["binary"]), record["engine"]["version"],
+                      record["engine"]["digest"], (), "any per-host digest")
+
+    class Arts:
+        @staticmethod
+        def digests() -> dict[str, str]:
+            return {name: a["digest"] for name, a in record["artifacts"].items()}
+    assert run.run_id(spec, Arts(), info) == record["run_id"]  # type: ignore[arg-type]
+    # ... while per-host is another run, and its configs count in it.
+    other = specmod.from_dict({**record["spec"], "experiment": {**record["spec"]["experiment"],
+                                                                "processes": "per-host"}})
+    ids = {run.run_id(other, Arts(), info), run.run_id(other, Arts(), EngineInfo(
+        "gem5", info.binary, info.version, info.digest, (), "changed"))}  # type: ignore[arg-type]
+    assert len(ids) == 2 and record["run_id"] not in ids
+    assert json.loads((FIXTURE / "provenance.json").read_text())["configs_digest"] == configs_digest()
+
+
+def test_the_quantum_defaults_to_the_shortest_hop_and_may_not_exceed_it():
+    s = per_host()
+    # Back to back, the 1 us link is split at the switch process.
+    assert s.hop_delays_us() == {"server": 0.5, "client": 0.5} and s.sync_quantum_us == 0.5
+    assert per_host("sync_quantum_us = 0.25\n").sync_quantum_us == 0.25
+    with pytest.raises(SpecError, match=r"experiment.sync_quantum_us: 0.6 us exceeds the shortest hop, "
+                                        r"0.5 us \(half of link.delay_us"):
+        per_host("sync_quantum_us = 0.6\n")
+    switched = per_host(text=GEM5_QUICKSTART.replace("delay_us = 1.0", "delay_us = 1.0\nswitch = true")
+                        .replace('[hosts.client]\nrole = "client"',
+                                 '[hosts.client]\nrole = "client"\nlink = {delay_us = 0.2}'))
+    assert switched.hop_delays_us() == {"server": 1.0, "client": 0.2}
+    with pytest.raises(SpecError, match=r"0.3 us exceeds the shortest hop, 0.2 us \(hosts.client's"):
+        specmod.from_dict({**switched.to_dict(), "experiment": {
+            **switched.to_dict()["experiment"], "sync_quantum_us": 0.3}})
+
+
+def test_bad_layouts_are_refused_naming_the_key():
+    with pytest.raises(SpecError, match="per-host processes need every link delay above 0"):
+        per_host(text=GEM5_QUICKSTART.replace("delay_us = 1.0", "delay_us = 0"))
+    with pytest.raises(SpecError, match="experiment.sync_quantum_us: only per-host processes"):
+        specmod.loads(GEM5_QUICKSTART.replace("[experiment]\n", "[experiment]\nsync_quantum_us = 0.1\n"))
+    with pytest.raises(EngineError, match="experiment.processes = 'per-host' lays out gem5's processes"):
+        qemu.check_spec(per_host().with_engine("qemu"))
+    with pytest.raises(Gem5Error, match="hosts.server.nic.count: per-host processes join"):
+        gem5_engine.check_spec(per_host(text=GEM5_QUICKSTART.replace("mtu = 1500", "mtu = 1500\ncount = 2")))
+
+
+def test_every_host_frames_its_regions_and_ends_the_run_itself():
+    s = per_host()
+    one = specmod.loads(GEM5_QUICKSTART)
+    for host in ("server", "client"):
+        lines = job.render(s, s.host(host)).splitlines()
+        assert "g5_roi_begin stream stats" in lines and "g5_roi_end latency stats" in lines
+        end = lines.index("# per-host processes: the job ends the run itself (g5net/guest/job.py)")
+        assert lines[end + 1] == "job_rc=$?"
+        assert lines[end + 4:end + 9:2] == [f'echo "{protocol.BEGIN}"', f'echo "{protocol.END}"',
+                                            "while :; do sleep 3600; done"]
+        assert lines[end + 7] == "m5 exit"
+    # One process: only the first client frames them, g5init ends the run.
+    assert "g5_roi_begin stream" in job.render(one, one.host("server")).splitlines()
+    assert "m5 exit" not in job.render(one, one.host("client"))
+
+
+def _split(stats: Path, tmp: Path) -> dict[str, Path]:
+    """A one-process stats file as the two per-host processes would write it:
+    each its own board's lines and every unboarded line, instruction counts
+    shared out."""
+    out = {}
+    for host in ("server", "client"):
+        lines = []
+        for line in stats.read_text().splitlines():
+            name = line.split(None, 1)[0] if line.strip() else ""
+            if name.startswith(("server.", "client.")) and not name.startswith(host + "."):
+                continue
+            if name in merge.SUMMED:
+                value = int(line.split()[1])
+                share = value // 3 if host == "server" else value - value // 3
+                line = line.replace(str(value), str(share), 1)
+            lines.append(line)
+        out[host] = tmp / host / "stats.txt"
+        out[host].parent.mkdir()
+        out[host].write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_merged_stats_read_as_the_one_process_file(tmp_path: Path):
+    """Splitting the gem5 quickstart's stats.txt by host and merging it back
+    gives every dump's every statistic, values included."""
+    stats = FIXTURE / "stats.txt"
+    parts = _split(stats, tmp_path)
+    out = tmp_path / "stats.txt"
+    assert merge.merge(parts, {"server": "server", "client": "client"}, "client", out) == 3
+    for before, after in zip(iter_dumps(stats), iter_dumps(out), strict=True):
+        assert after.keys() == before.keys()
+        assert all(str(after[k].value) == str(before[k].value) for k in before)  # nan too
+    # A process without its stats file (it died) leaves no dump to merge.
+    parts["server"].unlink()
+    assert merge.merge(parts, {"server": "server", "client": "client"}, "client", out) == 0
