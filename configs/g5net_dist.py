@@ -77,11 +77,13 @@ class Network(SubSystem):
     """This process's Ethernet: its host's end of the hop, or the switch and
     every host's hop at the switch's end."""
 
-    def __init__(self, run: params.RunParams, own, server: str, port: int) -> None:
+    def __init__(self, run: params.RunParams, own, board, server: str, port: int) -> None:
         super().__init__()
         spec = run.spec
         if own is not None:
             self.link = _link(run, own, list(run.hosts).index(own), server, port, switch=False)
+            [nic] = board.nics()  # check_spec: one NIC per host
+            self.link.int0 = nic.interface
             return
         fastest = max(spec.link_of(h).speed_gbps for h in spec.hosts)
         self.switch = EtherSwitch(fabric_speed=f"{fastest:g}Gbps",
@@ -134,10 +136,11 @@ def main(argv: list) -> int:
     except StopIteration:
         print(f"g5net config: --host {args.host}: no such host in {args.config}", file=sys.stderr)
         return params.ExitStatus.CONFIG_UNUSABLE
-    boards = {own.board: g5net_hosts.board(run, own)} if own is not None else {}
+    board = g5net_hosts.board(run, own) if own is not None else None
+    boards = {own.board: board} if own is not None else {}
     restore = args.checkpoint if run.phase is params.Phase.MEASURE else None
-    sim = DistSimulation(boards, Network(run, own, args.server, args.port), restore_from=restore,
-                         phase=run.phase.value)
+    sim = DistSimulation(boards, Network(run, own, board, args.server, args.port),
+                         restore_from=restore, phase=run.phase.value)
     sim.instantiate()
     if run.phase is params.Phase.DESCRIBE:
         done = True

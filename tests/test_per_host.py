@@ -6,6 +6,11 @@ runs them on gem5."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +18,7 @@ import pytest
 from g5net import run, spec as specmod
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
-from g5net.engines.gem5 import engine as gem5_engine
+from g5net.engines.gem5 import engine as gem5_engine, process
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import job, protocol
@@ -130,3 +135,56 @@ def test_merged_stats_read_as_the_one_process_file(tmp_path: Path):
     # A process without its stats file (it died) leaves no dump to merge.
     parts["server"].unlink()
     assert merge.merge(parts, {"server": "server", "client": "client"}, "client", out) == 0
+
+
+def _sleeper(tmp: Path) -> Path:
+    """A stand-in for gem5: after the two flags start() gives every gem5,
+    `CODE SECONDS`: it sleeps, then exits with CODE."""
+    binary = tmp / "sleeper"
+    binary.write_text("#!/bin/sh\nsleep \"$4\"\nexit \"$3\"\n")
+    binary.chmod(0o755)
+    return binary
+
+
+def test_one_failing_process_takes_the_others_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """supervise() on real processes: one exits 1, the others would sleep for
+    minutes; after the grace they are stopped, and the result names the failure."""
+    monkeypatch.setattr(process, "KILL_GRACE_S", 1.0)
+    binary = _sleeper(tmp_path)
+    procs = []
+    for name, code, secs in (("a", 0, 300), ("b", 1, 0.2), ("c", 0, 300)):
+        p = process.Gem5Process(name, (str(code), str(secs)), tmp_path / name, tmp_path / f"{name}.log")
+        procs.append((p, process.start(binary, p)))
+    began = time.monotonic()
+    result = process.supervise(procs, time.monotonic() + 60, {})
+    assert time.monotonic() - began < 30
+    assert result.returncode == 1 and result.log == tmp_path / "b.log"
+    assert all(proc.poll() is not None for _, proc in procs)
+
+
+def test_a_gem5_dies_with_the_process_that_started_it(tmp_path: Path):
+    """`kill -9` of g5net leaves no gem5: start() asks the kernel to kill the
+    child when its parent dies."""
+    binary = _sleeper(tmp_path)
+    pid_file = tmp_path / "child"
+    parent = subprocess.Popen([sys.executable, "-c", f"""
+import sys, time
+from pathlib import Path
+from g5net.engines.gem5 import process
+p = process.Gem5Process("x", ("0", "300"), Path({str(tmp_path / 'x')!r}), Path({str(tmp_path / 'x.log')!r}))
+child = process.start(Path({str(binary)!r}), p)
+Path({str(pid_file)!r}).write_text(str(child.pid))
+time.sleep(300)
+"""])
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    # Reaped by init, or a zombie at most: not running.
+    stat = Path(f"/proc/{child}/stat")
+    assert not stat.exists() or stat.read_text().split()[2] == "Z"

@@ -268,8 +268,10 @@ def supervise(procs: Sequence[tuple[Gem5Process, subprocess.Popen]], deadline: f
     stopped = False
     try:
         while len(codes) < len(procs) and time.monotonic() < deadline:
+            # Woken by the first running process's end, or every WATCH_S.
+            running = next(proc for p, proc in procs if p.name not in codes)
             try:
-                procs[0][1].wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
+                running.wait(timeout=min(WATCH_S, max(0.01, deadline - time.monotonic())))
             except subprocess.TimeoutExpired:
                 pass
             for p, proc in procs:
