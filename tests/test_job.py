@@ -147,12 +147,12 @@ def test_a_profiled_client_connects_once_its_server_answers(quickstart_text):
     assert stream.profile
     server = job.render(s, s.host("server")).splitlines()
     begin = server.index("g5_roi_begin stream")
-    assert server[begin - 3:begin - 1] == ["g5_profile_start", "g5_profile_snap stream.profstart"]
+    assert server[begin - 3:begin - 1] == ["g5_profile_start", "g5_profile_snap stream"]
     assert server[begin + 1:begin + 3] == ["timeout 123 nc -l -p 35001 </dev/null >/dev/null &",
                                            "timeout 123 nc -l -p 35002 </dev/null >/dev/null &"]
     assert "iperf -s" in server[begin + 3]
     end = server.index("g5_roi_end stream")
-    assert server[end + 2] == "g5_profile_snap stream.prof"
+    assert server[end + 2] == "g5_profile_region stream"
     for client, port in (("client-1", 35001), ("client-2", 35002)):
         lines = job.render(s, s.host(client)).splitlines()
         begin = lines.index("g5_roi_begin stream stats" if client == "client-1" else "g5_roi_begin stream")
@@ -175,7 +175,7 @@ def test_under_gem5_a_profiled_first_workload_boots_profiled(quickstart_text):
     assert "g5_profile_start" not in protocol.checkpoint_stub(False)
     lines = job.render(s, s.host("server")).splitlines()
     assert "g5_profile_start" not in lines
-    assert lines.index("g5_profile_snap stream.profstart") < lines.index("g5_roi_begin stream")
+    assert lines.index("g5_profile_snap stream") < lines.index("g5_roi_begin stream")
     assert not job.profiler_on_at_boot(s.with_engine("qemu"))
 
 

@@ -336,13 +336,29 @@ PROFILER_FILE = '"$G5_TRACING/function_profile_enabled"'
 # A profiled workload NAME leaves NAME.profstart<cpu> (each CPU's table before
 # its region) and NAME.prof<cpu> (after it): the region's is their difference.
 PROFILE_START, PROFILE_END = "profstart", "prof"
-PROFILE_SNAPSHOT = """# g5_profile_snap PREFIX: each CPU's function profile as it stands, into PREFIX<cpu>.
-g5_profile_snap() {
+PROFILE_SNAPSHOT = f"""# g5_profile_snap NAME: each CPU's function profile as it stands, into NAME.{PROFILE_START}<cpu>.
+g5_profile_snap() {{
 	local f
 	for f in "$G5_TRACING"/trace_stat/function*; do
-		[ -e "$f" ] && cat "$f" >"$G5_OUT/$1${f##*/function}"
+		[ -e "$f" ] && cat "$f" >"$G5_OUT/$1.{PROFILE_START}${{f##*/function}}"
 	done
-}"""
+}}
+# g5_profile_region NAME: each CPU's rows that changed since g5_profile_snap NAME,
+# into NAME.{PROFILE_END}<cpu>, keeping only those rows' earlier values: the functions
+# the region called, not the thousands it did not, which the console would
+# otherwise carry to the host (minutes of host time each under gem5).
+g5_profile_region() {{
+	local f before after
+	for f in "$G5_TRACING"/trace_stat/function*; do
+		[ -e "$f" ] || continue
+		before=$G5_OUT/$1.{PROFILE_START}${{f##*/function}}
+		after=$G5_OUT/$1.{PROFILE_END}${{f##*/function}}
+		cat "$f" >/tmp/g5prof
+		awk 'NR == FNR {{ seen[$0]; next }} !($0 in seen)' "$before" /tmp/g5prof >"$after"
+		awk 'NR == FNR {{ called[$1]; next }} $1 in called' "$after" "$before" >/tmp/g5prof
+		mv /tmp/g5prof "$before"
+	done
+}}"""
 
 
 def profiler_on_at_boot(spec: Spec) -> bool:
@@ -390,7 +406,7 @@ def render(spec: Spec, host: Host) -> str:
             lines.append(_profiler_switch(w.profile))
             profiling = w.profile
         if w.profile:
-            lines.append(f"g5_profile_snap {w.name}.{PROFILE_START}")
+            lines.append(f"g5_profile_snap {w.name}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.before"')
         lines.append(f"g5_roi_begin {w.name}{stats}")
         if w.profile and not (w.kind == "iperf" and w.protocol == "udp"):
@@ -399,7 +415,7 @@ def render(spec: Spec, host: Host) -> str:
         lines.append(f"g5_roi_end {w.name}{stats}")
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
         if w.profile:
-            lines.append(f"g5_profile_snap {w.name}.{PROFILE_END}")
+            lines.append(f"g5_profile_region {w.name}")
     if spec.experiment.processes == "per-host":
         lines += _ending_per_host()
     return "\n".join(lines) + "\n"
