@@ -177,6 +177,12 @@ def test_under_gem5_a_profiled_first_workload_boots_profiled(quickstart_text):
     assert "g5_profile_start" not in lines
     assert lines.index("g5_profile_snap stream") < lines.index("g5_roi_begin stream")
     assert not job.profiler_on_at_boot(s.with_engine("qemu"))
+    # A profiler still on after the last region is switched off before the
+    # results are printed (a profiled kernel writes its console very slowly).
+    d = s.to_dict()
+    d["workloads"]["latency"]["profile"] = True
+    lines = job.render(spec.from_dict(d), s.host("client")).splitlines()
+    assert lines[-2:] == ["g5_profile_region latency", 'echo 0 >"$G5_TRACING/function_profile_enabled"']
 
 
 def test_a_udp_client_waits_for_its_bound_server_without_connect_retries(quickstart_text):

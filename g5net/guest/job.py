@@ -416,6 +416,11 @@ def render(spec: Spec, host: Host) -> str:
         lines.append(f'cat /proc/uptime > "$G5_OUT/{w.name}.uptime.after"')
         if w.profile:
             lines.append(f"g5_profile_region {w.name}")
+    if profiling:
+        # Off before the results leave over the console: every byte the
+        # profiled kernel writes there costs tens of thousands of instructions
+        # (35 bytes per host second under gem5), the switch some minutes.
+        lines.append(_profiler_switch(False))
     if spec.experiment.processes == "per-host":
         lines += _ending_per_host()
     return "\n".join(lines) + "\n"
