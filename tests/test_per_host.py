@@ -188,3 +188,14 @@ time.sleep(300)
     # Reaped by init, or a zombie at most: not running.
     stat = Path(f"/proc/{child}/stat")
     assert not stat.exists() or stat.read_text().split()[2] == "Z"
+
+
+def test_a_slurm_job_with_fewer_tasks_than_hosts_is_refused_before_the_run(monkeypatch):
+    spec = per_host(text=(REPO / "examples" / "switched-gem5.toml").read_text())
+    monkeypatch.setenv("SLURM_JOB_ID", "17")
+    monkeypatch.setenv("SLURM_NTASKS", "2")
+    with pytest.raises(Gem5Error, match=r"per-host processes of 4 hosts need 4 tasks of this SLURM "
+                                        r"job \(one per host\), and it has 2"):
+        gem5_engine.check_spec(spec)
+    monkeypatch.setenv("SLURM_NTASKS", "4")
+    gem5_engine.check_spec(spec)

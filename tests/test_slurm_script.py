@@ -5,7 +5,10 @@ G5NET_REGEN_GOLDEN=1 pytest tests/test_slurm_script.py"""
 import os
 from pathlib import Path
 
+import pytest
+
 from g5net import sweep
+from g5net.errors import RunnerError
 from g5net.runners import slurm
 from g5net.runners.resources import Resources
 from g5net.sweepdir import PlannedPoint, SweepDir
@@ -46,3 +49,21 @@ def test_resources_come_from_the_spec():
     # Two QEMU guests of 256 MiB and one CPU each; 240 s limit plus the kill margin.
     assert p.resources == Resources(cpus=2, mem_mb=2 * 256 + 2 * 256, time_s=300)
     assert p.resources.time_min == 5
+
+
+def test_a_per_host_point_asks_for_one_task_per_host(tmp_path):
+    """gem5 with a process per host: the array task is a job of one task per
+    host (the first shared with g5net and the switch), memory per CPU; fewer
+    tasks from the site flags are refused before anything is submitted."""
+    spec = tmp_path / "fan-in.toml"
+    spec.write_text((EXAMPLES / "switched-gem5.toml").read_text().replace(
+        "[experiment]\n", "[experiment]\nprocesses = \"per-host\"\n", 1))
+    [point] = [PlannedPoint.of(p, "0" * 64) for p in sweep.load(spec).points]
+    assert point.resources.tasks == 4 and point.resources.cpus == 4
+    text = slurm.render(SweepDir(tmp_path / "sweep"), [point], None, {})
+    assert "#SBATCH --ntasks=4\n#SBATCH --cpus-per-task=1\n" in text
+    per_cpu = -(-point.resources.mem_mb // 4)
+    assert f"#SBATCH --mem-per-cpu={per_cpu}M\n" in text and "--mem=" not in text
+    with pytest.raises(RunnerError, match="--slurm-flag ntasks=2: these points run per-host processes "
+                                          "and need 4 tasks each"):
+        slurm.render(SweepDir(tmp_path / "sweep"), [point], None, {"ntasks": "2"})
