@@ -84,12 +84,15 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     metrics = json.loads(per_host_run.metrics_json.read_text())
     plain = json.loads((ONE_PROCESS / "metrics.json").read_text())
     assert metrics["hosts"]["server"]["stream"].keys() == plain["hosts"]["server"]["stream"].keys()
-    # Every process is gone, and the switch's port is free again.
+    # Every process is gone, and nothing listens on the switch's port any more
+    # (its closed connections may linger in TIME_WAIT: SO_REUSEADDR).
     assert _gem5_pids(per_host_run.path.parent) == []  # ran under a .tmp- name there
     port = int(re.search(r"tcp_iface listening on port (\d+)",
                          process_log(per_host_run.engine_log, SWITCH).read_text())[1])
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("", port))
+        s.listen()
 
 
 def _gem5_pids(under: Path) -> list[int]:
