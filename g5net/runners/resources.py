@@ -6,6 +6,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from ..engines.gem5 import dist
 from ..spec import Spec
 
 # Memory a simulator needs beyond the guest RAM it models: a QEMU process per
@@ -36,7 +37,7 @@ class Resources:
         elif spec.experiment.processes == "per-host":
             # A single-threaded gem5 per host, each a task (the first shares
             # its own with g5net and the switch, a gem5 without boards).
-            tasks = len(spec.hosts)
+            tasks = dist.tasks(spec)
             return cls(cpus=tasks, mem_mb=guest_mb + GEM5_OVERHEAD_MB * (tasks + 1),
                        time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S, tasks=tasks)
         else:

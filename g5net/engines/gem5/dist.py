@@ -5,7 +5,7 @@ The switch starts first, beside g5net, and listens on a port it picks from a
 free one up, and says which on its log; then one process per host connects
 to it, rank i being the spec's i-th host. They are watched as one run and
 stopped together (process.supervise). Each process has its own --outdir
-(`m5out/NAME`), log (`gem5-NAME.log` beside the run's) and checkpoint
+(`m5out/NAME`), log (`engine-NAME.log` beside the run's `engine.log`) and checkpoint
 (`cpt/NAME`).
 
 Inside a SLURM job (the SLURM runner asks for one task per host), the first
@@ -71,11 +71,6 @@ def check_spec(spec: Spec) -> None:
                             f"one dist-gem5 switch, one network; {h.nic.count} NICs would need a "
                             f"switch process per network, which g5net does not build yet (use "
                             f"experiment.processes = \"one\")")
-
-
-def names(spec: Spec) -> list[str]:
-    """Every process of a per-host run: the hosts, in rank order, then the switch."""
-    return [h.name for h in spec.hosts] + [SWITCH]
 
 
 def process_log(log: Path, name: str) -> Path:
