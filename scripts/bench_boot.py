@@ -8,11 +8,18 @@ CPU's share). A checkpoint that exists already is reported from its record
 (boot.json) instead of being booted again. Skipped, with the reason, where gem5
 is missing.
 
-    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64]
+With --phases, where the quickstart's boot goes: the same pair booted with the
+kernel's log on its console (`loglevel=7`; our hosts boot `quiet`), and the
+console's timestamps cut into the kernel's phases (simulated seconds, share of
+the boot, and the host seconds that share stands for), with the longest
+silences; beside it the quiet boot, to show what printing the log cost.
+
+    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--phases]
 """
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
@@ -42,24 +49,101 @@ def pair(cpus: int) -> specmod.Spec:
     return specmod.from_dict(d)
 
 
+# Where one phase of a Linux 6.1 x86 boot ends: the first console line that
+# matches, in this order (workloads/README.md: g5init prints BOOTED last).
+PHASES = (
+    ("early setup: memory map, page tables, ACPI", r"Memory: \d+K/"),
+    ("scheduler, timers, clock calibration", r"smp: Bringing up secondary CPUs"),
+    ("CPUs brought up", r"smp: Brought up"),
+    ("initcalls: buses, devices, drivers", r"Freeing unused kernel image"),
+    ("userspace: g5init to BOOTED", r"G5NET-BOOTED"),
+)
+_STAMP = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
+SILENCES = 5
+
+
+def verbose_pair(cpus: int) -> specmod.Spec:
+    """pair(cpus), its kernels' log printed on the consoles."""
+    d = pair(cpus).to_dict()
+    d["experiment"]["name"] += "-loglevel7"
+    for h in d["hosts"].values():
+        h["kernel_args"] = [*h.get("kernel_args", []), "loglevel=7"]
+    return specmod.from_dict(d)
+
+
+def booted(engine, spec: specmod.Spec):
+    """The spec's checkpoint, booted now unless it exists; None if the boot failed."""
+    arts = run.resolve_artifacts(spec, progress=lambda m: None)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            ckpt, _ = engine.booted(spec, arts, RunDir(Path(tmp)), time.monotonic() + BOOT_LIMIT_S,
+                                    progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+        except BootFailed as e:
+            print(f"{spec.experiment.name}: boot failed: {e.outcome.engine_failure or 'timed out'}")
+            return None
+    return ckpt
+
+
+def phases(console: str, sim_seconds: float) -> list[tuple[str, float]]:
+    """(phase, simulated seconds) from a timestamped boot console; the last
+    phase ends at the checkpoint (`sim_seconds`: BOOTED has no timestamp)."""
+    stamped = [(float(m.group(1)), m.group(2)) for m in map(_STAMP.match, console.splitlines()) if m]
+    out, start, rest = [], 0.0, stamped
+    for name, pattern in PHASES:
+        if pattern == "G5NET-BOOTED":
+            out.append((name, sim_seconds - start))
+            break
+        at = next((i for i, (_, line) in enumerate(rest) if re.search(pattern, line)), None)
+        if at is None:
+            raise ValueError(f"no console line matches {pattern!r}: is this a boot log of our kernel?")
+        end = rest[at][0]
+        out.append((name, end - start))
+        start, rest = end, rest[at:]
+    return out
+
+
+def silences(console: str, n: int = SILENCES) -> list[tuple[float, str]]:
+    """The n longest gaps between timestamped lines: (seconds, the line after)."""
+    stamped = [(float(m.group(1)), m.group(2)) for m in map(_STAMP.match, console.splitlines()) if m]
+    gaps = [(b[0] - a[0], b[1]) for a, b in zip(stamped, stamped[1:])]
+    return sorted(gaps, reverse=True)[:n]
+
+
+def print_phases(engine, cpus: int) -> None:
+    quiet, loud = booted(engine, pair(cpus)), booted(engine, verbose_pair(cpus))
+    if quiet is None or loud is None:
+        return
+    q, l = (json.loads(c.meta.read_text()) for c in (quiet, loud))
+    host = pair(cpus).hosts[0].name
+    console = loud.console(host).read_text(errors="replace")
+    print(f"\nboot phases of host {host} ({cpus} CPU): kernel log on the console "
+          f"(loglevel=7), {l['sim_seconds']:.3f} simulated s in {l['wall_s']:.0f} host s; "
+          f"the quiet boot {q['sim_seconds']:.3f} simulated s in {q['wall_s']:.0f} host s "
+          f"(printing cost {l['sim_seconds'] / q['sim_seconds']:.2f}x in simulated time)")
+    print(f"  {'phase':<44} {'sim s':>7} {'share':>6} {'~host s':>8}")
+    for name, sim_s in phases(console, l["sim_seconds"]):
+        share = sim_s / l["sim_seconds"]
+        print(f"  {name:<44} {sim_s:>7.3f} {share:>6.1%} {share * l['wall_s']:>8.0f}")
+    print("  longest silences on the console (simulated s, then the line that ended it):")
+    for gap, line in silences(console):
+        print(f"    {gap:7.3f}  {line[:90]}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cpus", default=DEFAULT_CPUS, help=f"CPUs per host, comma-separated (default {DEFAULT_CPUS})")
+    p.add_argument("--phases", action="store_true",
+                   help="also boot the 1-CPU pair with its kernel log on the console, and "
+                        "print where the boot goes")
     args = p.parse_args()
     engine = gem5_engine()
     if engine is None:
         return 0
     print(f"{'CPUs/host':>9}  {'host s':>7}  {'sim s':>6}  {'M insts/CPU':>11}  {'boot CPU share':>14}")
     for n in (int(c) for c in args.cpus.split(",")):
-        spec = pair(n)
-        arts = run.resolve_artifacts(spec, progress=lambda m: None)
-        with tempfile.TemporaryDirectory() as tmp:
-            try:
-                ckpt, _ = engine.booted(spec, arts, RunDir(Path(tmp)), time.monotonic() + BOOT_LIMIT_S,
-                                        progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
-            except BootFailed as e:
-                print(f"{n:>9}  failed: {e.outcome.engine_failure or 'timed out'}")
-                continue
+        ckpt = booted(engine, pair(n))
+        if ckpt is None:
+            continue
         boot = json.loads(ckpt.meta.read_text())
         per_cpu = [i for insts in boot.get("insts", {}).values() for i in insts]
         firsts = [insts[0] for insts in boot.get("insts", {}).values()]
@@ -67,6 +151,8 @@ def main() -> int:
         share = sum(firsts) / sum(per_cpu) if per_cpu and sum(per_cpu) else float("nan")
         print(f"{n:>9}  {boot['wall_s']:>7.0f}  {boot['sim_seconds']:>6.3f}  {mean:>11.1f}  {share:>14.2f}",
               flush=True)
+    if args.phases:
+        print_phases(engine, 1)
     return 0
 
 

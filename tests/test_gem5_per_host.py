@@ -2,7 +2,7 @@
 gem5 process per host and one for the switch boots into one checkpoint per
 process, restores it, and measures what the one-process run measured; a
 runner killed with `kill -9` leaves no gem5 behind, and a resumed sweep
-reruns only that point.
+reruns only that point; a 4-host fan-in goes through the switch process.
 
 Needs a gem5 X86 build and the guest artifacts; skipped, with the reason,
 where gem5 is missing. The first test boots (some 10 minutes on 2 cores).
@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
 ONE_PROCESS = REPO / "tests" / "fixtures" / "gem5-quickstart"
+ONE_PROCESS_FAN_IN = REPO / "tests" / "fixtures" / "gem5-switched"
 # How far the per-host run may be from the one-process run on what both measure.
 TOLERANCE = 0.05
 
@@ -147,3 +148,59 @@ def test_kill_9_of_the_runner_leaves_no_gem5_and_resume_reruns_that_point(
     assert "1 already have a run, 1 to run" in again.stderr
     assert {RunDir(sd.store / p.dir_name).read_run()["status"] for p in points} == {"done"}
 
+
+def test_ctrl_c_of_a_per_host_run_stops_every_process_and_frees_the_port(
+        per_host_run: RunDir, tmp_path: Path):
+    """SIGINT (what Ctrl-C sends) to `g5net run` while its per-host
+    processes measure: it ends within a minute, the run marked interrupted,
+    with no gem5 left and nothing listening on the switch's port. Restores
+    the quickstart's checkpoint: no boot."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(per_host_quickstart())
+    out = tmp_path / "runs"
+    runner = subprocess.Popen([sys.executable, "-m", "g5net.cli", "run", str(spec), "--out", str(out)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while len(_gem5_pids(out)) < 3:
+        assert runner.poll() is None and time.monotonic() < deadline, "the per-host run never started"
+        time.sleep(1)
+    time.sleep(10)
+    [log] = out.glob(".tmp-*/engine-_switch.log")
+    port = int(re.search(r"tcp_iface listening on port (\d+)", log.read_text())[1])
+    runner.send_signal(signal.SIGINT)
+    _, err = runner.communicate(timeout=60)
+    assert runner.returncode != 0, err
+    assert _gem5_pids(out) == []
+    assert port not in _listening_ports()
+
+
+def per_host_fan_in() -> str:
+    """examples/switched-gem5.toml (three clients into one server through a
+    switch, one client on a 1 Gbit/s link) with a gem5 process per host."""
+    text = (REPO / "examples" / "switched-gem5.toml").read_text()
+    return text.replace("[experiment]\n", "[experiment]\nprocesses = \"per-host\"\n", 1)
+
+
+def check_fan_in(rd: RunDir) -> None:
+    """Every client sent its 2 MB through the switch process to the server."""
+    record = rd.read_run()
+    assert record["status"] == "done", record.get("failure")
+    results = json.loads(rd.results_json.read_text())
+    clients = [h for h in results if h != "server"]
+    assert len(clients) == 3
+    for client in clients:
+        assert results[client]["workloads"]["stream"]["throughput_mbps"] > 0, client
+    received = results["server"]["workloads"]["stream"]["instances"]
+    assert sorted(i["peer"] for i in received) == sorted(clients)
+    assert all(i["bytes"] == 2_000_000 and i["throughput_mbps"] > 0 for i in received)
+    for name in [*results, SWITCH]:
+        assert (rd.m5out / name / "stats.txt").is_file(), name
+    # What the server received in all, against the one-process run's.
+    one = json.loads((ONE_PROCESS_FAN_IN / "results.json").read_text())
+    assert results["server"]["workloads"]["stream"]["throughput_mbps"] == pytest.approx(
+        one["server"]["workloads"]["stream"]["throughput_mbps"], rel=TOLERANCE)
+
+
+def test_a_4_host_fan_in_runs_through_the_switch_process(gem5_engine, tmp_path: Path):
+    rd = run.execute(specmod.loads(per_host_fan_in()), tmp_path, progress=lambda line: None)
+    check_fan_in(rd)

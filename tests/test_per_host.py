@@ -162,6 +162,27 @@ def test_one_failing_process_takes_the_others_down(tmp_path: Path, monkeypatch: 
     assert all(proc.poll() is not None for _, proc in procs)
 
 
+def test_processes_are_stopped_together_not_one_after_another(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch):
+    """Three stand-ins that ignore SIGTERM, stopped at the deadline: each gets
+    the same KILL_GRACE_S, all at once, so the stop takes about one grace,
+    not three."""
+    grace = 3.0
+    monkeypatch.setattr(process, "KILL_GRACE_S", grace)
+    binary = tmp_path / "stubborn"
+    binary.write_text("#!/bin/sh\ntrap '' TERM\nsleep 300\n")
+    binary.chmod(0o755)
+    procs = []
+    for name in "abc":
+        p = process.Gem5Process(name, (), tmp_path / name, tmp_path / f"{name}.log")
+        procs.append((p, process.start(binary, p)))
+    time.sleep(0.5)  # the traps are set
+    began = time.monotonic()
+    result = process.supervise(procs, time.monotonic(), {})
+    assert time.monotonic() - began < 2 * grace
+    assert result.timed_out and all(proc.poll() is not None for _, proc in procs)
+
+
 def test_a_gem5_dies_with_the_process_that_started_it(tmp_path: Path):
     """`kill -9` of g5net leaves no gem5: start() asks the kernel to kill the
     child when its parent dies."""

@@ -1,6 +1,8 @@
 """The QEMU engine's command lines and limits, and the kernel command line
 every engine builds, without booting anything."""
 
+from pathlib import Path
+
 import pytest
 
 from g5net import spec as specmod
@@ -53,3 +55,9 @@ def test_the_specs_kernel_args_come_last_on_every_engine(quickstart_text):
     gem5 = gem5_cmdline(s.host("client"), 250).split()
     assert gem5[-1] == "idle=poll" and gem5.index("idle=halt") < len(gem5) - 1
     assert "idle=poll" not in kernel_cmdline(s.host("server"), "qemu")
+
+
+def test_a_guest_that_took_its_job_disk_for_root_is_told_from_one_that_booted():
+    consoles = Path(__file__).parent / "fixtures" / "qemu-disk-swap"
+    assert qemu.disks_swapped((consoles / "console-client.log").read_text())
+    assert not qemu.disks_swapped((consoles / "console-server.log").read_text())

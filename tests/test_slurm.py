@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from g5net import sweepdir
+from g5net.engines.gem5.dist import process_log
+from g5net.rundir import RunDir
 from g5net.sweepdir import SweepDir
+from test_gem5_per_host import check_fan_in, per_host_fan_in
 
 from conftest import EXAMPLES
 
@@ -66,7 +69,11 @@ def _slurm_conf(root: Path, munge_socket: Path) -> str:
         "SchedulerParameters=sched_interval=1",
         "MinJobAge=600",
         "KillWait=10",
-        f"NodeName=localhost CPUs={os.cpu_count()} RealMemory={_memory_mb()} State=UNKNOWN",
+        # At least 4 CPUs, whatever the machine has, for the per-host fan-in's 4
+        # tasks (mostly idle gem5 processes); slurmd takes the configured ones.
+        "SlurmdParameters=config_overrides",
+        f"NodeName=localhost CPUs={max(os.cpu_count() or 1, 4)} RealMemory={_memory_mb()} "
+        f"State=UNKNOWN",
         "PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP",
         "",
     ])
@@ -201,3 +208,27 @@ def test_sweep_through_slurm_matches_local(slurm_cluster, tmp_path):
     assert "#SBATCH --array=4\n" in (sd.slurm / jobs[1]["script"]).read_text()
     status = json.loads(_g5net("status", str(sd.path), "--json", timeout_s=60).stdout)
     assert status["counts"] == {"done": 6}
+
+
+@pytest.mark.slow
+@pytest.mark.gem5
+def test_a_per_host_fan_in_is_one_slurm_job_of_4_tasks(slurm_cluster, gem5_engine, tmp_path):
+    """Four hosts, each in its gem5 process: one array task asking for 4 tasks;
+    the first host runs beside the runner and the switch, the others as job
+    steps, and they find the switch through the allocation."""
+    spec = tmp_path / "fan-in.toml"
+    spec.write_text(per_host_fan_in())
+    out = tmp_path / "sweep"
+    done = _g5net("sweep", str(spec), "--out", str(out), "--runner", "slurm", timeout_s=3600)
+    assert done.returncode == 0, done.stderr + slurm_cluster.logs()
+    sd = SweepDir(out)
+    [job] = json.loads(sd.slurm_jobs.read_text())
+    assert "#SBATCH --ntasks=4\n" in (sd.slurm / job["script"]).read_text()
+    [point] = sweepdir.read(sd).points
+    rd = RunDir(sd.store / point.dir_name)
+    check_fan_in(rd)
+    first = {h: process_log(rd.engine_log, h).read_text().splitlines()[0]
+             for h in ("server", "client-1", "client-2", "slow")}
+    assert first["server"].split()[0].endswith("gem5.opt")
+    for client in ("client-1", "client-2", "slow"):
+        assert first[client].startswith("srun "), first

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
+from g5net import run, spec as specmod
+from g5net.engines import qemu
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,3 +36,25 @@ def test_a_pair_of_4_cpu_hosts_boots_and_streams(tmp_path, cli_run):
         stream = results[host]["workloads"]["stream"]
         assert stream["roi"]["cpus"] == 4, stream["roi"]
     assert results["client"]["workloads"]["stream"]["throughput_mbps"] > 0
+
+
+def test_a_guest_whose_disks_come_up_swapped_is_booted_again(tmp_path, monkeypatch):
+    """The client's first boot gets its disks in swapped order, as Linux's
+    asynchronous probes sometimes name them: it panics mounting the job disk
+    as root, and the engine boots the run again, which then completes."""
+    spec = specmod.loads((REPO / "examples" / "quickstart.toml").read_text())
+    command, swapped = qemu.QemuEngine._command, []
+
+    def first_client_boot_swapped(self, spec, art, host, index, job_disk, netdevs):
+        cmd = command(self, spec, art, host, index, job_disk, netdevs)
+        if host.role == "client" and not swapped:
+            swapped.append(host.name)
+            cmd = [a.replace("index=0", "index=@").replace("index=1", "index=0").replace("index=@", "index=1")
+                   for a in cmd]
+        return cmd
+
+    monkeypatch.setattr(qemu.QemuEngine, "_command", first_client_boot_swapped)
+    lines: list[str] = []
+    rd = run.execute(spec, tmp_path, progress=lines.append)
+    assert swapped and rd.read_run()["status"] == "done", rd.read_run().get("failure")
+    assert any("named the job disk sda" in line and "(2/3)" in line for line in lines), lines

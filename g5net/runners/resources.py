@@ -13,6 +13,10 @@ from ..spec import Spec
 # host (code cache, devices), a gem5 process per run (the object graph, stats).
 QEMU_OVERHEAD_MB_PER_HOST = 256
 GEM5_OVERHEAD_MB = 2048
+# A per-host gem5 process holds one board, or none (the switch's): measured
+# (gem5's hostMemory) at 0.47-0.56 GiB beyond its 512 MiB guest for each host
+# of the per-host fan-in, 0.16 GiB for its switch; twice that, for headroom.
+GEM5_OVERHEAD_MB_PER_PROCESS = 1024
 # The engine enforces experiment.timeout_s and then tears the guests down; a
 # worker still alive this much later is hung and is killed.
 HARD_KILL_MARGIN_S = 60
@@ -38,7 +42,7 @@ class Resources:
             # A single-threaded gem5 per host, each a task (the first shares
             # its own with g5net and the switch, a gem5 without boards).
             tasks = dist.tasks(spec)
-            return cls(cpus=tasks, mem_mb=guest_mb + GEM5_OVERHEAD_MB * (tasks + 1),
+            return cls(cpus=tasks, mem_mb=guest_mb + GEM5_OVERHEAD_MB_PER_PROCESS * (tasks + 1),
                        time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S, tasks=tasks)
         else:
             cpus = 1  # gem5 simulates every host in one single-threaded process

@@ -294,10 +294,9 @@ def supervise(procs: Sequence[tuple[Gem5Process, subprocess.Popen]], deadline: f
                 reported = time.monotonic()
                 report(f"{reported - start_t:.0f} s: {watch.summary()}")
     finally:
-        for p, proc in procs:
-            if p.name not in codes:
-                stopped = True
-                _stop(proc)
+        left = [proc for p, proc in procs if p.name not in codes]
+        stopped = bool(left)
+        _stop(left)
     watch.poll()
     failing = next((name for name, rc in codes.items() if rc != ExitStatus.DONE), None)
     rc = None if stopped and failing is None else codes.get(failing or procs[0][0].name)
@@ -325,10 +324,15 @@ def _merged_report(procs: Sequence[Gem5Process]) -> Report | None:
                   sim_seconds=max(r.sim_seconds for _, r in reports))
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+def _stop(procs: Sequence[subprocess.Popen]) -> None:
+    """Stop them all together: SIGTERM to each (gem5 ends at once; srun passes
+    it to its task), then SIGKILL to what still runs KILL_GRACE_S later."""
+    for proc in procs:
+        proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + KILL_GRACE_S
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
