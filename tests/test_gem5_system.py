@@ -161,6 +161,7 @@ def test_system_command_prints_json_and_says_so_without_gem5(gem5_engine, tmp_pa
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["config_ini"] == str(tmp_path / "m5out" / "config.ini")
+    assert out["processes"] == {"layout": "one"}
     assert out["hosts"]["client"]["nics"][0]["mac"] != out["hosts"]["server"]["nics"][0]["mac"]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
                        env={"PATH": "/usr/bin:/bin", "G5NET_GEM5": str(tmp_path / "no-gem5")})

@@ -19,6 +19,7 @@ from g5net import run, spec as specmod
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
 from g5net.engines.gem5 import engine as gem5_engine, process
+from g5net.commands import system as system_command
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import job, protocol
@@ -220,3 +221,14 @@ def test_a_slurm_job_with_fewer_tasks_than_hosts_is_refused_before_the_run(monke
         gem5_engine.check_spec(spec)
     monkeypatch.setenv("SLURM_NTASKS", "4")
     gem5_engine.check_spec(spec)
+
+
+def test_system_says_how_the_hosts_are_laid_out_in_processes():
+    assert system_command.processes(specmod.loads(GEM5_QUICKSTART)) == {"layout": "one"}
+    # Back to back: the 1 us link halved at the switch; the quantum is a hop.
+    assert system_command.processes(per_host()) == {
+        "layout": "per-host", "hop_delay_us": {"server": 0.5, "client": 0.5}, "sync_quantum_us": 0.5}
+    fan_in = per_host(text=(REPO / "examples" / "switched-gem5.toml").read_text())
+    laid_out = system_command.processes(fan_in)
+    assert laid_out["hop_delay_us"] == {"server": 1.0, "client-1": 1.0, "client-2": 1.0, "slow": 1.0}
+    assert laid_out["sync_quantum_us"] == 1.0

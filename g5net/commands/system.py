@@ -52,6 +52,24 @@ def pcie(nic: specmod.Nic) -> dict[str, Any]:
             "read_bytes_in_flight": nic.pcie_read_bytes_in_flight}
 
 
+def processes(spec: specmod.Spec) -> dict[str, Any]:
+    """How the spec's hosts are laid out in gem5 processes, and, per host, how
+    they are synchronised: each host's delay to dist-gem5's switch, the quantum."""
+    if spec.experiment.processes == "one":
+        return {"layout": "one"}
+    return {"layout": "per-host", "hop_delay_us": spec.hop_delays_us(),
+            "sync_quantum_us": spec.sync_quantum_us}
+
+
+def _print_processes(p: dict[str, Any]) -> None:
+    if p["layout"] == "one":
+        print("processes: one gem5 process for every host")
+        return
+    hops = ", ".join(f"{h} {d:g} us" for h, d in p["hop_delay_us"].items())
+    print(f"processes: one gem5 process per host and one for dist-gem5's switch; each host's "
+          f"link to the switch: {hops}; synchronised every {p['sync_quantum_us']:g} us")
+
+
 def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
     for host, s in summary.items():
         print(f"{host}: {s['cpus']} CPU(s) {', '.join(s['cpu_types'])} at {s['clock_ghz']:g} GHz")
@@ -98,10 +116,12 @@ def main(args: argparse.Namespace) -> int:
         s["memory_type"] = host.memory_type
         if host.nic.attach == "pcie":
             s["pcie"] = pcie(host.nic)
+    layout = processes(spec)
     if args.json:
-        json.dump({"hosts": summary, "config_ini": str(ini) if args.out else None},
-                  sys.stdout, indent=2)
+        json.dump({"hosts": summary, "processes": layout,
+                   "config_ini": str(ini) if args.out else None}, sys.stdout, indent=2)
         print()
     else:
         _print(summary, ini if args.out else None)
+        _print_processes(layout)
     return 0
