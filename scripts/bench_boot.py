@@ -8,13 +8,13 @@ CPU's share). A checkpoint that exists already is reported from its record
 (boot.json) instead of being booted again. Skipped, with the reason, where gem5
 is missing.
 
-With --phases, where the quickstart's boot goes: the same pair booted with the
+Then where the quickstart's boot goes: the same pair booted with the
 kernel's log on its console (`loglevel=7`; our hosts boot `quiet`), and the
 console's timestamps cut into the kernel's phases (simulated seconds, share of
 the boot, and the host seconds that share stands for), with the longest
 silences; beside it the quiet boot, to show what printing the log cost.
 
-    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--phases]
+    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--no-phases]
 """
 
 import argparse
@@ -132,9 +132,9 @@ def print_phases(engine, cpus: int) -> None:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cpus", default=DEFAULT_CPUS, help=f"CPUs per host, comma-separated (default {DEFAULT_CPUS})")
-    p.add_argument("--phases", action="store_true",
-                   help="also boot the 1-CPU pair with its kernel log on the console, and "
-                        "print where the boot goes")
+    p.add_argument("--no-phases", dest="phases", action="store_false",
+                   help="leave out where the boot goes (a boot of the 1-CPU pair with its "
+                        "kernel log on the console)")
     args = p.parse_args()
     engine = gem5_engine()
     if engine is None:
