@@ -41,28 +41,45 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--json", action="store_true", help="print the studies as a JSON list")
     ls.set_defaults(func=_list)
 
-    run = verbs.add_parser("run", help="run a study's sweep (resumable)")
-    run.add_argument("name")
-    run.add_argument("--scale", choices=catalog.SCALES, default="quick")
-    run.add_argument("--runner", choices=runners.RUNNERS, default="local")
+    run = verbs.add_parser(
+        "run", help="run a study's sweep (resumable)",
+        description="Run the sweep of one study at one scale, like `g5net sweep` on its "
+                    "spec: points that already have a run are kept, so a run killed "
+                    "part-way goes on where it stopped when started again. Progress (points "
+                    "done of all, elapsed, an estimate of what is left) goes to stderr.",
+        epilog="Then: g5net study save NAME (commit the runs' small files), "
+               "g5net study report NAME (figures and summary table).\n"
+               "Example: g5net study run 10gbe --scale quick",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)")
+    run.add_argument("--scale", choices=catalog.SCALES, default="quick",
+                     help="quick: one 2-core machine within 90 minutes; full: the paper's own "
+                          "size, for --runner slurm (default: %(default)s)")
+    run.add_argument("--runner", choices=runners.RUNNERS, default="local",
+                     help="run points on this machine, or as a SLURM job array "
+                          "(default: %(default)s)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="sweep directory (default: results/studies/NAME-SCALE)")
-    run.add_argument("--jobs", type=sweepcmd._positive, metavar="N", help="as for g5net sweep")
+    run.add_argument("--jobs", type=sweepcmd._positive, metavar="N",
+                     help="points run at once by the local runner (as for g5net sweep)")
     run.add_argument("--dry-run", action="store_true",
                      help="list the points, run ids, boots and the resources each asks for")
-    run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag, metavar="KEY=VALUE")
+    run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag,
+                     metavar="KEY=VALUE",
+                     help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
     add_gem5_args(run)
     run.set_defaults(func=_run)
 
     save = verbs.add_parser("save", help="commit a finished run's small files under studies/NAME/results")
-    save.add_argument("name")
-    save.add_argument("--scale", choices=catalog.SCALES, default="quick")
+    save.add_argument("name", help="the study (g5net study list)")
+    save.add_argument("--scale", choices=catalog.SCALES, default="quick",
+                      help="the scale whose runs to save (default: %(default)s)")
     save.add_argument("--from", dest="source", type=Path, metavar="DIR",
                       help="sweep directory (default: results/studies/NAME-SCALE)")
     save.set_defaults(func=_save)
 
     report = verbs.add_parser("report", help="figures with the paper's points, and the summary table")
-    report.add_argument("name")
+    report.add_argument("name", help="the study (g5net study list)")
     report.add_argument("--from", dest="source", type=Path, metavar="DIR",
                         help="a sweep directory or folder of runs (default: the committed results)")
     report.add_argument("--out", type=Path, metavar="DIR",
