@@ -11,8 +11,9 @@ is missing.
 Then where the quickstart's boot goes: the same pair booted with the
 kernel's log on its console (`loglevel=7`; our hosts boot `quiet`), and the
 console's timestamps cut into the kernel's phases (simulated seconds, share of
-the boot, and the host seconds that share stands for), with the longest
-silences; beside it the quiet boot, to show what printing the log cost.
+the boot, and host seconds read off the boot's progress reports where this run
+booted it), with the longest silences; beside it the quiet boot, to show what
+printing the log cost.
 
     .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--no-phases]
 """
@@ -58,6 +59,7 @@ PHASES = (
     ("initcalls: buses, devices, drivers", r"Freeing unused kernel image"),
     ("userspace: g5init to BOOTED", r"G5NET-BOOTED"),
 )
+_PROGRESS = re.compile(r"(\d+) s: ([\d.]+) simulated s")
 _STAMP = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 SILENCES = 5
 
@@ -71,13 +73,21 @@ def verbose_pair(cpus: int) -> specmod.Spec:
     return specmod.from_dict(d)
 
 
-def booted(engine, spec: specmod.Spec):
-    """The spec's checkpoint, booted now unless it exists; None if the boot failed."""
+def booted(engine, spec: specmod.Spec, clock: list[tuple[float, float]] | None = None):
+    """The spec's checkpoint, booted now unless it exists; None if the boot
+    failed. `clock` gets (host s, simulated s) from the boot's progress lines."""
     arts = run.resolve_artifacts(spec, progress=lambda m: None)
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+        m = _PROGRESS.search(line)
+        if m and clock is not None:
+            clock.append((float(m.group(1)), float(m.group(2))))
+
     with tempfile.TemporaryDirectory() as tmp:
         try:
             ckpt, _ = engine.booted(spec, arts, RunDir(Path(tmp)), time.monotonic() + BOOT_LIMIT_S,
-                                    progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
+                                    progress=progress)
         except BootFailed as e:
             print(f"{spec.experiment.name}: boot failed: {e.outcome.engine_failure or 'timed out'}")
             return None
@@ -109,21 +119,37 @@ def silences(console: str, n: int = SILENCES) -> list[tuple[float, str]]:
     return sorted(gaps, reverse=True)[:n]
 
 
+def host_seconds(clock: list[tuple[float, float]], sim_s: float) -> float | None:
+    """Host seconds into the boot at simulated time `sim_s`, between the two
+    progress reports around it; None without reports (a boot done earlier)."""
+    for (h0, s0), (h1, s1) in zip(clock, clock[1:]):
+        if s0 <= sim_s <= s1:
+            return h0 + (h1 - h0) * ((sim_s - s0) / (s1 - s0) if s1 > s0 else 0.0)
+    return None
+
+
 def print_phases(engine, cpus: int) -> None:
-    quiet, loud = booted(engine, pair(cpus)), booted(engine, verbose_pair(cpus))
+    clock: list[tuple[float, float]] = [(0.0, 0.0)]
+    quiet, loud = booted(engine, pair(cpus)), booted(engine, verbose_pair(cpus), clock)
     if quiet is None or loud is None:
         return
     q, l = (json.loads(c.meta.read_text()) for c in (quiet, loud))
+    clock.append((l["wall_s"], l["sim_seconds"]))
     host = pair(cpus).hosts[0].name
     console = loud.console(host).read_text(errors="replace")
     print(f"\nboot phases of host {host} ({cpus} CPU): kernel log on the console "
           f"(loglevel=7), {l['sim_seconds']:.3f} simulated s in {l['wall_s']:.0f} host s; "
-          f"the quiet boot {q['sim_seconds']:.3f} simulated s in {q['wall_s']:.0f} host s "
-          f"(printing cost {l['sim_seconds'] / q['sim_seconds']:.2f}x in simulated time)")
-    print(f"  {'phase':<44} {'sim s':>7} {'share':>6} {'~host s':>8}")
+          f"the quiet boot {q['sim_seconds']:.3f} simulated s (printing the log cost "
+          f"{l['sim_seconds'] / q['sim_seconds']:.2f}x in simulated time)")
+    # Host seconds per phase from the progress reports (every 30 s), where this
+    # run booted it: an idle CPU's simulated time costs little host time.
+    print(f"  {'phase':<44} {'sim s':>7} {'share':>6} {'host s':>7}")
+    start = 0.0
     for name, sim_s in phases(console, l["sim_seconds"]):
-        share = sim_s / l["sim_seconds"]
-        print(f"  {name:<44} {sim_s:>7.3f} {share:>6.1%} {share * l['wall_s']:>8.0f}")
+        a, b = host_seconds(clock, start), host_seconds(clock, start + sim_s)
+        took = f"{b - a:>7.0f}" if a is not None and b is not None else f"{'-':>7}"
+        print(f"  {name:<44} {sim_s:>7.3f} {sim_s / l['sim_seconds']:>6.1%} {took}")
+        start += sim_s
     print("  longest silences on the console (simulated s, then the line that ended it):")
     for gap, line in silences(console):
         print(f"    {gap:7.3f}  {line[:90]}")
