@@ -217,7 +217,9 @@ def test_a_per_host_fan_in_is_one_slurm_job_of_4_tasks(slurm_cluster, gem5_engin
     the first host runs beside the runner and the switch, the others as job
     steps, and they find the switch through the allocation."""
     spec = tmp_path / "fan-in.toml"
-    spec.write_text(per_host_fan_in())
+    # A quarter of the example's bytes: the local fan-in test measures at its size.
+    each_bytes = 500_000
+    spec.write_text(per_host_fan_in(each_bytes))
     out = tmp_path / "sweep"
     done = _g5net("sweep", str(spec), "--out", str(out), "--runner", "slurm", timeout_s=3600)
     assert done.returncode == 0, done.stderr + slurm_cluster.logs()
@@ -226,7 +228,7 @@ def test_a_per_host_fan_in_is_one_slurm_job_of_4_tasks(slurm_cluster, gem5_engin
     assert "#SBATCH --ntasks=4\n" in (sd.slurm / job["script"]).read_text()
     [point] = sweepdir.read(sd).points
     rd = RunDir(sd.store / point.dir_name)
-    check_fan_in(rd)
+    check_fan_in(rd, each_bytes)
     first = {h: process_log(rd.engine_log, h).read_text().splitlines()[0]
              for h in ("server", "client-1", "client-2", "slow")}
     assert first["server"].split()[0].endswith("gem5.opt")
