@@ -51,14 +51,14 @@ def pair(cpus: int) -> specmod.Spec:
 
 
 # Where one phase of a Linux 6.1 x86 boot ends: the first console line that
-# matches, in this order (workloads/README.md: g5init prints BOOTED last).
+# matches, in this order; the last phase, userspace, ends at the checkpoint.
 PHASES = (
     ("early setup: memory map, page tables, ACPI", r"Memory: \d+K/"),
     ("scheduler, timers, clock calibration", r"smp: Bringing up secondary CPUs"),
     ("CPUs brought up", r"smp: Brought up"),
     ("initcalls: buses, devices, drivers", r"Freeing unused kernel image"),
-    ("userspace: g5init to BOOTED", r"G5NET-BOOTED"),
 )
+USERSPACE = "userspace: g5init to BOOTED"
 _PROGRESS = re.compile(r"(\d+) s: ([\d.]+) simulated s")
 _STAMP = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
 SILENCES = 5
@@ -94,27 +94,28 @@ def booted(engine, spec: specmod.Spec, clock: list[tuple[float, float]] | None =
     return ckpt
 
 
+def _stamped(console: str) -> list[tuple[float, str]]:
+    """(kernel timestamp, text) of every timestamped console line."""
+    return [(float(m.group(1)), m.group(2)) for m in map(_STAMP.match, console.splitlines()) if m]
+
+
 def phases(console: str, sim_seconds: float) -> list[tuple[str, float]]:
     """(phase, simulated seconds) from a timestamped boot console; the last
     phase ends at the checkpoint (`sim_seconds`: BOOTED has no timestamp)."""
-    stamped = [(float(m.group(1)), m.group(2)) for m in map(_STAMP.match, console.splitlines()) if m]
-    out, start, rest = [], 0.0, stamped
+    out, start, rest = [], 0.0, _stamped(console)
     for name, pattern in PHASES:
-        if pattern == "G5NET-BOOTED":
-            out.append((name, sim_seconds - start))
-            break
         at = next((i for i, (_, line) in enumerate(rest) if re.search(pattern, line)), None)
         if at is None:
             raise ValueError(f"no console line matches {pattern!r}: is this a boot log of our kernel?")
         end = rest[at][0]
         out.append((name, end - start))
         start, rest = end, rest[at:]
-    return out
+    return [*out, (USERSPACE, sim_seconds - start)]
 
 
 def silences(console: str, n: int = SILENCES) -> list[tuple[float, str]]:
     """The n longest gaps between timestamped lines: (seconds, the line after)."""
-    stamped = [(float(m.group(1)), m.group(2)) for m in map(_STAMP.match, console.splitlines()) if m]
+    stamped = _stamped(console)
     gaps = [(b[0] - a[0], b[1]) for a, b in zip(stamped, stamped[1:])]
     return sorted(gaps, reverse=True)[:n]
 

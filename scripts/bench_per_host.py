@@ -54,7 +54,8 @@ def measured(engine, spec: specmod.Spec, store: Path) -> tuple[float, float, flo
     client = next(h.name for h in spec.hosts if h.role == "client")
     results = json.loads(rd.results_json.read_text())
     # The gem5 report of the run's only process, or of its first host's.
-    [report] = [*rd.m5out.glob(REPORT_NAME), *(rd.m5out / spec.hosts[0].name).glob(REPORT_NAME)]
+    report = rd.m5out / (REPORT_NAME if spec.experiment.processes == "one"
+                         else f"{spec.hosts[0].name}/{REPORT_NAME}")
     sim_s = json.loads(report.read_text())["sim_seconds"] - booted_at
     return record["timings"]["wall_s"], sim_s, results[client]["workloads"]["stream"]["throughput_mbps"]
 

@@ -23,6 +23,7 @@ import pytest
 
 from g5net import run, spec as specmod, sweepdir
 from g5net.engines.gem5.dist import SWITCH, process_log
+from g5net.local_ports import listening_ports
 from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
 from g5net.sweepdir import SweepDir
@@ -89,18 +90,7 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     assert _gem5_pids(per_host_run.path.parent) == []  # ran under a .tmp- name there
     port = int(re.search(r"tcp_iface listening on port (\d+)",
                          process_log(per_host_run.engine_log, SWITCH).read_text())[1])
-    assert port not in _listening_ports()
-
-
-def _listening_ports() -> set[int]:
-    """TCP ports some socket of this machine listens on (/proc/net/tcp, state 0A)."""
-    ports = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A":
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
+    assert port not in listening_ports()
 
 
 def _gem5_pids(under: Path) -> list[int]:
@@ -152,8 +142,8 @@ def test_kill_9_of_the_runner_leaves_no_gem5_and_resume_reruns_that_point(
 def test_ctrl_c_of_a_per_host_run_stops_every_process_and_frees_the_port(
         per_host_run: RunDir, tmp_path: Path):
     """SIGINT (what Ctrl-C sends) to `g5net run` while its per-host
-    processes measure: it ends within a minute, the run marked interrupted,
-    with no gem5 left and nothing listening on the switch's port. Restores
+    processes measure: it ends within a minute, with a failing exit status,
+    no gem5 left and nothing listening on the switch's port. Restores
     the quickstart's checkpoint: no boot."""
     spec = tmp_path / "spec.toml"
     spec.write_text(per_host_quickstart())
@@ -171,7 +161,7 @@ def test_ctrl_c_of_a_per_host_run_stops_every_process_and_frees_the_port(
     _, err = runner.communicate(timeout=60)
     assert runner.returncode != 0, err
     assert _gem5_pids(out) == []
-    assert port not in _listening_ports()
+    assert port not in listening_ports()
 
 
 FAN_IN_BYTES = 2_000_000  # each client's, in examples/switched-gem5.toml

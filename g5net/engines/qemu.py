@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 from ..errors import EngineError
 from ..guest import job
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
+from ..local_ports import free_ports, listening_ports
 from ..rundir import RunDir
 from ..spec import Host, Spec
 from . import qemu_switch
@@ -54,32 +54,9 @@ def mac(index: int, nic: int = 0) -> str:
     return f"52:54:00:00:{nic:02x}:{index + 1:02x}"
 
 
-def _free_ports(n: int) -> list[int]:
-    # All held open at once, so that the kernel hands out n different ports.
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
-
-
 def _netdevs(ports: list[int], mode: str) -> list[str]:
     """One `socket` netdev per NIC, `mode` listen or connect; NIC i's is n<i>."""
     return [f"socket,id=n{nic},{mode}=127.0.0.1:{port}" for nic, port in enumerate(ports)]
-
-
-def _listening(port: int) -> bool:
-    """True once something listens on 127.0.0.1:port. Read from /proc, because a
-    probing connect() would be accepted by QEMU as its one and only peer."""
-    needle = f":{port:04X} "
-    try:
-        text = Path("/proc/net/tcp").read_text()
-    except OSError:
-        return False
-    return any(needle in line and line.split()[3] == "0A" for line in text.splitlines()[1:])
 
 
 def _job_disk(script: str, path: Path) -> None:
@@ -174,7 +151,7 @@ class QemuEngine(Engine):
     def _boot_and_run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         networks = spec.hosts[0].nic.count
         if not spec.switched:
-            ports = _free_ports(networks)
+            ports = free_ports(networks, "127.0.0.1")
             return self._run(spec, artifacts, rd, progress,
                              [_netdevs(ports, "listen"), _netdevs(ports, "connect")], ports)
         with qemu_switch.Switch(len(spec.hosts), networks) as switch:
@@ -218,7 +195,7 @@ class QemuEngine(Engine):
 
     def _await_listener(self, proc: subprocess.Popen, port: int, rd: RunDir, host: str) -> None:
         deadline = time.monotonic() + 30
-        while not _listening(port):
+        while port not in listening_ports():
             if proc.poll() is not None:
                 tail = rd.qemu_log(host).read_text(errors="replace")[-2000:]
                 raise EngineError(f"qemu for host {host} exited at start (status {proc.returncode}): {tail}")

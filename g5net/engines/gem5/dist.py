@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...errors import Gem5Error
+from ...local_ports import free_ports
 from ...spec import Spec
 from .boards import console_file
 from .config_files import DIST_CONFIG
@@ -90,13 +91,6 @@ def _srun(name: str) -> tuple[str, ...]:
             "--kill-on-bad-exit=1", "--quiet", f"--job-name=gem5-{name}")
 
 
-def _free_port() -> int:
-    """A port nobody listens on now; gem5 moves up from it if it is taken by then."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
-
-
 def _listening_port(log: Path, proc, deadline: float) -> int | None:
     """The port the switch process said it listens on; None if it ended or
     the deadline passed first."""
@@ -124,7 +118,9 @@ def run(binary: Path, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Pat
                                   "--port", str(port), "--checkpoint", str(cpt / name)),
                            m5out / name, process_log(log, name), launcher)
 
-    switch = process(SWITCH, "--switch", port=_free_port())
+    # A port free now at every address (hosts on other nodes connect to it);
+    # gem5 moves up from it if it is taken by the time it listens.
+    switch = process(SWITCH, "--switch", port=free_ports(1)[0])
     running = [(switch, start(binary, switch, extra_args))]
     try:
         port = _listening_port(switch.log, running[0][1], min(deadline, time.monotonic() + LISTEN_TIMEOUT_S))
