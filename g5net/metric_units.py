@@ -20,8 +20,10 @@ SOURCES = {
              "interest (both engines)",
     "gem5": "gem5's statistics of the workload's region of interest, summed per host as "
             "g5net/stats/catalogue.py says (gem5 runs only)",
-    "profile": "the kernel function profile of a workload with `profile = true` "
-               "(g5net/profile.py)",
+    "profile": "where the CPU time of a workload goes: gem5's program-counter samples where "
+               "the spec sets `experiment.pc_sample_us` (unperturbed), else the guest's kernel "
+               "function profile of a workload with `profile = true` (g5net/profile.py; "
+               "metrics.json's `breakdown` says which)",
     "aggregate": "every client of a workload together: metrics.json's `aggregate`, under "
                  "host `aggregate`",
 }

@@ -39,6 +39,7 @@ from typing import Any
 from .errors import GuestError
 from .guest.job import PROFILE_START
 from .guest.results import USER_HZ
+from .stats.pc_samples import USER_MODE
 
 DRIVER, STACK, SOCKET, BUFFER, COPY, KERNEL, APPLICATION = (
     "driver", "stack", "socket", "buffer", "copy", "kernel", "application")
@@ -53,6 +54,8 @@ IDLE = "idle"
 # function, and `copy_process` (fork) is not a data copy at all, hence no
 # bare `copy_*`.
 RULES: tuple[tuple[str, str], ...] = (
+    # gem5's samples of user mode, whatever the program (stats/pc_samples.py).
+    (USER_MODE, APPLICATION),
     # Idle loops: the time they report is time nothing else wanted the CPU.
     ("do_idle", IDLE), ("cpu_startup_entry", IDLE), ("default_idle*", IDLE),
     ("arch_cpu_idle*", IDLE), ("cpuidle_*", IDLE), ("acpi_idle_*", IDLE),
@@ -178,6 +181,9 @@ class Breakdown:
     time_us: Mapping[str, float]
     idle_us: float | None
     top: tuple[tuple[str, str, float], ...]  # (function, category, share of kernel %)
+    # gem5's samples outside idle loops, for "gem5-pc-samples": the shares'
+    # statistical weight (a share of n samples is uncertain by about sqrt(n)).
+    samples: int | None = None
 
     def per_packet_us(self, packets: int | None) -> dict[str, float]:
         return {c: t / packets for c, t in self.time_us.items()} if packets else {}
@@ -198,20 +204,10 @@ def breakdown(profiles: Mapping[str, str], cpu_ticks: Mapping[str, int] | None) 
     if not rows:
         return None
     timed = all(f.time_us is not None for f in rows)
-    weight = (lambda f: f.time_us) if timed else (lambda f: f.hits)
-    cats = {f.name: category(f.name) for f in rows}
-    kernel_w: dict[str, float] = {}
-    idle = 0.0
-    for f in rows:
-        if cats[f.name] == IDLE:
-            idle += weight(f)
-        else:
-            kernel_w[cats[f.name]] = kernel_w.get(cats[f.name], 0.0) + weight(f)
+    kernel_w, idle, top = _weigh(rows, (lambda f: f.time_us) if timed else (lambda f: f.hits))
     kernel_total = sum(kernel_w.values())
     if not kernel_total:
         return None
-    top = tuple((f.name, cats[f.name], 100 * weight(f) / kernel_total)
-                for f in rows if cats[f.name] != IDLE)[:TOP_FUNCTIONS]
     if not timed:
         share = {c: 100 * kernel_w.get(c, 0.0) / kernel_total for c in CATEGORIES if c != APPLICATION}
         return Breakdown("hits", "ftrace", share, {}, None, top)
@@ -223,6 +219,41 @@ def breakdown(profiles: Mapping[str, str], cpu_ticks: Mapping[str, int] | None) 
     total = sum(times.values())
     share = {c: 100 * t / total for c, t in times.items()}
     return Breakdown("time", source, share, times, idle, top)
+
+
+def sampled(counts: Mapping[str, int], sample_us: float) -> Breakdown | None:
+    """The breakdown of one host's program-counter samples over a region
+    (stats/pc_samples.py: function -> samples, user mode as one function). Each
+    sample stands for `sample_us` of one CPU's time; gem5 took them without the
+    guest noticing, so the times are not inflated, and the application's share
+    is measured like the kernel's. None without a sample outside idle loops."""
+    rows = sorted((FunctionStat(name, n, n * sample_us) for name, n in counts.items()),
+                  key=lambda f: f.hits, reverse=True)
+    times, idle, top = _weigh(rows, lambda f: f.time_us)
+    total = sum(times.values())
+    if not total:
+        return None
+    share = {c: 100 * t / total for c, t in times.items()}
+    return Breakdown("time", "gem5-pc-samples", share, times, idle, top, round(total / sample_us))
+
+
+def _weigh(rows: list[FunctionStat], weight) -> tuple[dict[str, float], float, tuple]:
+    """(category -> summed weight of `rows` outside idle loops, the idle loops'
+    weight, the heaviest kernel functions with their share of the kernel's
+    weight in percent); `rows` come largest first."""
+    cats = {f.name: category(f.name) for f in rows}
+    by_cat = {c: 0.0 for c in CATEGORIES}
+    idle = 0.0
+    for f in rows:
+        if cats[f.name] == IDLE:
+            idle += weight(f)
+        else:
+            by_cat[cats[f.name]] += weight(f)
+    kernel_total = sum(w for c, w in by_cat.items() if c != APPLICATION)
+    kernel_rows = [f for f in rows if cats[f.name] not in (IDLE, APPLICATION)] if kernel_total else []
+    top = tuple((f.name, cats[f.name], 100 * weight(f) / kernel_total)
+                for f in kernel_rows[:TOP_FUNCTIONS])
+    return by_cat, idle, top
 
 
 def _kernel_and_user_us(ticks: Mapping[str, int] | None,
@@ -260,4 +291,10 @@ def metrics(b: Breakdown, packets: int | None, busy_s: float | None = None) -> d
         "idle_us": b.idle_us,
         "top": [{"function": n, "category": c, "kernel_pct": p} for n, c, p in b.top],
     }
+    if b.samples is not None:
+        out["breakdown"]["samples"] = b.samples
+        if busy_s:
+            # Below 100: CPUs that waited on memory through a whole sampling
+            # window went unsampled (configs/g5net_sampled.py).
+            out["breakdown"]["sampled_busy_pct"] = 100 * sum(b.time_us.values()) / (busy_s * 1e6)
     return out

@@ -44,6 +44,8 @@ def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:
                  "engine": {"name": engine.name, "digest": engine.digest}}
     if spec.experiment.processes == "per-host":
         key["engine"]["per_host"] = engine.per_host_digest
+    if spec.experiment.pc_sample_us:
+        key["engine"]["pc_sampling"] = engine.pc_sampling_digest
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 

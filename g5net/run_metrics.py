@@ -23,6 +23,7 @@ from .guest.results import USER_HZ
 from .rundir import RunDir
 from .spec import Spec
 from .stats import host_metrics, iter_dumps
+from .stats import pc_samples
 from .stats.cpu_time import per_core, per_cpu
 from .stats.splits import DESCRIPTIONS as SPLITS, splits
 
@@ -64,8 +65,9 @@ def _per(value: float | None, count: float | None) -> float | None:
 
 
 def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """workload -> gem5 host -> catalogue metrics, the splits (stats/splits.py) and
-    `cpu_cycles`, each CPU's (busy, all) cycles, from the workloads' stats dumps.
+    """workload -> gem5 host -> catalogue metrics, the splits (stats/splits.py),
+    `cpu_cycles`, each CPU's (busy, all) cycles, and `region_ticks`, the dump's
+    first and last tick, from the workloads' stats dumps.
 
     The guest brackets each workload with `m5 resetstats` / `m5 dumpstats`, in
     spec order, so dump i is workload i; later dumps (gem5's own at exit) are
@@ -83,6 +85,9 @@ def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, 
         for host, cpus in per_cpu(dump).items():
             if host in metrics:
                 metrics[host]["cpu_cycles"] = cpus
+        end = int(dump.value("finalTick"))
+        for of_host in metrics.values():
+            of_host["region_ticks"] = (end - int(dump.value("simTicks")), end)
         out[name] = metrics
     return out
 
@@ -193,13 +198,16 @@ def _rates(out: dict[str, Any], seconds: float | None) -> dict[str, Any]:
 
 
 def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
-                     threads_per_core: int = 1) -> dict[str, Any]:
+                     threads_per_core: int = 1, samples: profile.Breakdown | None = None
+                     ) -> dict[str, Any]:
     """Metrics of one workload on one host: its results.json entry, plus the gem5
     counters of its region of interest for that host when there are any.
 
     Where gem5 ran, time is gem5's: CPU utilisation from each CPU's busy time,
     rates over the region's simulated seconds; the guest's clocked figures
-    stay as guest_<name>."""
+    stay as guest_<name>. Where gem5 sampled program counters (`samples`, the
+    region's breakdown), they say where the time went, rather than the guest's
+    own profiler, which perturbs what it measures."""
     out = {k: w[k] for k in _MEASURED if k in w}
     roi = w.get("roi")
     packets = None
@@ -217,8 +225,8 @@ def workload_metrics(w: dict[str, Any], gem5: dict[str, Any] | None = None,
         out.update(cpu)
         if cpu and packets:
             out["cpu_us_per_pkt"] = cpu["cpu_busy_s"] * 1e6 / packets
-    if w.get("profile"):
-        b = profile.breakdown(w["profile"], roi["cpu_ticks"] if roi else None)
+    if samples is not None or w.get("profile"):
+        b = samples or profile.breakdown(w["profile"], roi["cpu_ticks"] if roi else None)
         if b is not None:
             out.update(profile.metrics(b, packets, out.get("cpu_busy_s")))
     return {k: v for k, v in out.items() if v is not None}
@@ -229,16 +237,38 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
     engine's object names); a host the map lacks is its own prefix (run_record.board)."""
     gem5 = roi_stats(rd.stats_txt, [w.name for w in spec.workloads])
+    sampled = _sampled(spec, rd, gem5, {name: run_record.board(boards, name) for name in results})
     hosts = {}
     for name, r in results.items():
         prefix = run_record.board(boards, name)
         threads = spec.host(name).cpu.threads_per_core
-        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix), threads)
+        hosts[name] = {wname: workload_metrics(w, gem5.get(wname, {}).get(prefix), threads,
+                                               sampled.get((wname, name)))
                        for wname, w in r.get("workloads", {}).items()}
         for profiled, plain in _profiled_twins(spec):
             if profiled in hosts[name] and plain in hosts[name]:
                 hosts[name][profiled].update(perturbation(hosts[name][profiled], hosts[name][plain]))
     return {"hosts": hosts, "aggregate": aggregate(spec, hosts)}
+
+
+def _sampled(spec: Spec, rd: RunDir, gem5: Mapping[str, Mapping[str, dict[str, Any]]],
+             boards: Mapping[str, str]) -> dict[tuple[str, str], profile.Breakdown]:
+    """(workload, host) -> the breakdown of gem5's program-counter samples over
+    the workload's region, where the run sampled them."""
+    if not spec.experiment.pc_sample_us or not rd.pc_samples.is_file():
+        return {}
+    samples = pc_samples.read(rd.pc_samples)
+    out = {}
+    for wname, by_board in gem5.items():
+        ticks = next((m["region_ticks"] for m in by_board.values() if "region_ticks" in m), None)
+        if ticks is None:
+            continue
+        start, end = ticks
+        for host, counts in pc_samples.functions(samples, start, end, boards).items():
+            b = profile.sampled(counts, spec.experiment.pc_sample_us)
+            if b is not None:
+                out[(wname, host)] = b
+    return out
 
 
 def _profiled_twins(spec: Spec) -> list[tuple[str, str]]:

@@ -60,6 +60,17 @@ class RunDir:
         return self.path / "engine.log"
 
     @property
+    def pc_trace(self) -> Path:
+        """While a run that samples program counters (experiment.pc_sample_us)
+        measures: the named pipe gem5 writes its instruction trace into."""
+        return self.m5out / "pc-trace.pipe"
+
+    @property
+    def pc_samples(self) -> Path:
+        """Those samples, one line each (stats/pc_samples.py)."""
+        return self.m5out / "pc-samples.tsv"
+
+    @property
     def engine_boot_log(self) -> Path:
         """gem5's output while it booted the hosts into their checkpoint."""
         return self.path / "engine-boot.log"

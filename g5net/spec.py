@@ -102,6 +102,14 @@ SYSCTL_VALUE_PATTERN = r"[A-Za-z0-9_.:+/-]{1,256}"
 MAX_INT = 2**53
 # A socket buffer is a C int in the kernel; iperf allocates -l bytes at once.
 MAX_WINDOW_BYTES = 2**31 - 1
+# gem5's PC sampling (experiment.pc_sample_us): how long the instruction trace
+# stays on per sample. A CPU's sample is the first instruction it completes in
+# the window, so the window must outlast the longest wait of one instruction:
+# a DRAM access is some 100 ns, a read of a NIC register across PCIe some
+# 0.5 us there and back, and the timing CPU waits for either. A CPU stalled
+# past the window goes unsampled. Shared by the configs, which open the
+# windows, and the check that periods leave room for them.
+PC_SAMPLE_WINDOW_US = 2.0
 MAX_MSG_BYTES = 2**30
 # A week: no simulated run a study asks for takes longer.
 MAX_TIMEOUT_S = 7 * 24 * 3600
@@ -132,6 +140,11 @@ class Experiment:
     sync_quantum_us: float = _f(0.0, lo=0.0,
                                 doc="gem5 per-host: simulated time between the processes' "
                                     "barriers; at most the shortest hop's delay (0: that delay)")
+    pc_sample_us: float = _f(0.0, lo=0.0,
+                             doc="gem5: every this many simulated microseconds of the measured "
+                                 "phase, record the function each CPU executes (gem5's "
+                                 "instruction trace, which the guest cannot notice): where the "
+                                 "CPU time goes, per workload; 0: off (configs/README.md)")
 
 
 @dataclass(frozen=True)
@@ -419,11 +432,14 @@ class Spec:
 
     def digest(self) -> str:
         """Hash of what is modelled and measured; the experiment's name is a
-        label, and the process layout's keys count only where it is per-host
-        (so specs written before they existed keep their run ids)."""
+        label, and the process layout's keys count only where it is per-host,
+        the PC sampling period only where it is on (so specs written before
+        they existed keep their run ids)."""
         d = self.to_dict()
         labels = {"name"} | ({"processes", "sync_quantum_us"}
                              if self.experiment.processes == "one" else set())
+        if not self.experiment.pc_sample_us:
+            labels.add("pc_sample_us")
         d["experiment"] = {k: v for k, v in d["experiment"].items() if k not in labels}
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
 
@@ -686,6 +702,7 @@ def _check_combinations(spec: Spec) -> None:
                                 f"digits and {_KERNEL_ARG_PUNCTUATION} only, no spaces)")
     _check_topology(spec)
     _check_processes(spec)
+    _check_pc_sampling(spec.experiment)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -757,6 +774,13 @@ def _check_topology(spec: Spec) -> None:
     if spec.link.switch_delay_us:
         raise SpecError("link.switch_delay_us: two hosts back to back have no switch; "
                         "set link.switch = true")
+
+
+def _check_pc_sampling(e: Experiment) -> None:
+    if e.pc_sample_us and e.pc_sample_us < 4 * PC_SAMPLE_WINDOW_US:
+        raise SpecError(f"experiment.pc_sample_us: {e.pc_sample_us:g} us leaves no room between "
+                        f"samples, each of which traces {PC_SAMPLE_WINDOW_US:g} us; use at least "
+                        f"{4 * PC_SAMPLE_WINDOW_US:g}")
 
 
 def _check_processes(spec: Spec) -> None:

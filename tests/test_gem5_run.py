@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from g5net import run, spec as specmod, system
+from g5net import profile, run, spec as specmod, system
 from g5net.engines.gem5.boards import board_names
 from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
@@ -96,3 +96,34 @@ def test_integrated_nic_restores_the_same_checkpoint_and_moves_dma(pcie_run: Run
     assert dma_path(rd) == ["dma_buffers", "cache_hierarchy.membus"]
     rows = nic_counters(rd.stats_txt, quickstart())
     assert any(r and all(v > 0 for v in r.values()) for r in rows), rows
+
+
+def test_sampled_program_counters_say_where_the_time_went_and_change_nothing(
+        pcie_run: RunDir, store: Path):
+    """experiment.pc_sample_us: gem5's trace, switched on for a moment every
+    50 us, gives every workload a breakdown of its CPU time by category; the
+    guest cannot notice it, so every NIC counter is the unsampled run's."""
+    d = quickstart().to_dict()
+    d["experiment"]["pc_sample_us"] = 50
+    sampled = specmod.from_dict(d)
+    t0 = time.monotonic()
+    rd = run.execute(sampled, store, progress=print)
+    record = rd.read_run()
+    assert record["status"] == "done", record.get("failure")
+    assert record["timings"]["boot_s"] == {}, "sampling needed a boot of its own"
+    print(f"sampled every 50 us, restored: {time.monotonic() - t0:.0f} s wall")
+    assert nic_counters(rd.stats_txt, sampled) == nic_counters(pcie_run.stats_txt, quickstart())
+    assert not rd.pc_trace.exists(), "the raw trace was kept"
+    server = json.loads(rd.metrics_json.read_text())["hosts"]["server"]["stream"]
+    b = server["breakdown"]
+    assert b["kernel_source"] == "gem5-pc-samples"
+    # One sample per busy CPU per 50 us window: the busy time over 50 us, less
+    # the windows a CPU spent waiting on memory throughout.
+    assert b["samples"] == pytest.approx(server["cpu_busy_s"] / 50e-6, rel=0.1)
+    assert 90 < b["sampled_busy_pct"] < 110
+    assert sum(server[f"time_{c}_pct"] for c in profile.CATEGORIES) == pytest.approx(100)
+    # The receiver's driver, stack and copy to iperf all show.
+    for c in (profile.DRIVER, profile.STACK, profile.COPY, profile.APPLICATION):
+        assert server[f"time_{c}_us_per_pkt"] > 0, c
+    plain = json.loads(pcie_run.metrics_json.read_text())["hosts"]["server"]["stream"]
+    assert "breakdown" not in plain

@@ -59,9 +59,11 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
     # CPU's busy and all cycles (2103774.998 of 2103775: gem5 keeps the busy share
     # as a time-weighted average); the second dump ran no cycle, so has no CPU time.
+    # Each region's first and last tick: the second dump follows the first.
     assert gem5 == {"stream": {"board": {**dumps[0], "l2_inst_misses": 526,
-                                         "cpu_cycles": [(2103774.998, 2103775.0)]}},
-                    "second": {"board": dumps[1]}}
+                                         "cpu_cycles": [(2103774.998, 2103775.0)],
+                                         "region_ticks": (0, 1051887500)}},
+                    "second": {"board": {**dumps[1], "region_ticks": (1051887500, 21051887500)}}}
 
     out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
     first = out["stream"]

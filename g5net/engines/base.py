@@ -59,6 +59,8 @@ class EngineInfo:
     # What else decides a run whose processes are laid out per host (gem5's
     # dist-gem5 configs); part of those runs' ids only.
     per_host_digest: str | None = None
+    # Likewise for runs that sample program counters (experiment.pc_sample_us).
+    pc_sampling_digest: str | None = None
 
 
 class Engine(abc.ABC):

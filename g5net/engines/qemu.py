@@ -88,6 +88,10 @@ def check_spec(spec: Spec) -> None:
         raise EngineError(f"experiment.processes = {spec.experiment.processes!r} lays out gem5's "
                           f"processes; QEMU runs each guest in a process of its own whatever it "
                           f"says, so leave it out (or run this spec on gem5)")
+    if spec.experiment.pc_sample_us:
+        raise EngineError("experiment.pc_sample_us samples gem5's instruction trace, which QEMU "
+                          "has not; leave it out (or run this spec on gem5), or profile in the "
+                          "guest with workloads.NAME.profile = true")
     if len(spec.hosts) > MAX_HOSTS:
         raise EngineError(f"hosts: the qemu engine runs at most {MAX_HOSTS} guests "
                           f"(spec has {len(spec.hosts)})")

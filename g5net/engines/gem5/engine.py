@@ -33,13 +33,15 @@ from ...guest.protocol import BOOTED, checkpoint_stub
 from ...rundir import RunDir
 from ...spec import Spec
 from ...stats import merge as stats_merge
+from ...stats import pc_samples
+from ...system import TICKS_PER_S
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
 from . import dist, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
-from .config_files import configs_digest, dist_config_digest
+from .config_files import HOSTS_CONFIG, SAMPLED_CONFIG, configs_digest, dist_config_digest, sampled_config_digest
 from .contract import ExitStatus, Phase
-from .probe import Gem5Build, find_binary, probe
+from .probe import ENV_BINARY, FAST, Gem5Build, find_binary, probe
 from .process import BOOT_STALL, Gem5Result, Stall, classify_failure, read_text, run_gem5
 from .run_config import host_cmdlines, run_config
 
@@ -58,6 +60,9 @@ def check_spec(spec: Spec) -> None:
                         f"so all hosts need the same count ({have})")
     if spec.experiment.processes == "per-host":
         dist.check_spec(spec)
+        if spec.experiment.pc_sample_us:
+            raise Gem5Error("experiment.pc_sample_us: program counters are sampled in one-process "
+                            "runs only; leave it out, or set experiment.processes = \"one\"")
     for h in spec.hosts:
         for key in ("model", "boot_model"):
             if getattr(h.cpu, key) == "minor":
@@ -116,13 +121,20 @@ class Gem5Engine(Engine):
         if gem5_args.simulated(args):
             key += ":" + shlex.join(gem5_args.simulated(args))
         return EngineInfo(self.name, b.binary, b.version,
-                          hashlib.sha256(key.encode()).hexdigest(), args, dist_config_digest())
+                          hashlib.sha256(key.encode()).hexdigest(), args, dist_config_digest(),
+                          sampled_config_digest())
 
     def usable(self, spec: Spec) -> Gem5Build:
         """This gem5 build, once it and `spec` are known to go together."""
         build = self.probe()
         if build.problems():
             raise Gem5Error(f"{build.binary}: " + "; ".join(build.problems()))
+        if spec.experiment.pc_sample_us and build.binary.name == FAST:
+            raise Gem5Error(f"experiment.pc_sample_us: {build.binary} has no instruction trace to "
+                            f"sample (gem5.fast compiles it out); point {ENV_BINARY} at gem5.opt")
+        if spec.experiment.pc_sample_us and any(a.startswith("--debug-file") for a in gem5_args.from_env()):
+            raise Gem5Error("experiment.pc_sample_us: the samples are gem5's trace file; drop "
+                            "--debug-file from the gem5 arguments")
         check_spec(spec)
         return build
 
@@ -223,16 +235,18 @@ class Gem5Engine(Engine):
 
     def _run_phase(self, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path,
                    deadline: float, report: Callable[[str], None], stall: Stall | None = None,
-                   extra_args: Sequence[str] = ()) -> tuple[Gem5Result, dict[str, Path]]:
-        """Run a phase in one gem5 process or in per-host ones (dist.py); also
-        host -> the console file its process writes."""
+                   extra_args: Sequence[str] = (),
+                   entry: Path = HOSTS_CONFIG) -> tuple[Gem5Result, dict[str, Path]]:
+        """Run a phase in one gem5 process (`entry`: the config it runs) or in
+        per-host ones (dist.py); also host -> the console file its process writes."""
         names = board_names(spec)
         binary = self.probe().binary
         if spec.experiment.processes == "per-host":
             return (dist.run(binary, spec, config, m5out, cpt, log, deadline, names, report, stall,
                              extra_args), dist.host_consoles(spec, m5out, names))
         files = {h.name: console_file(m5out, names[h.name]) for h in spec.hosts}
-        return run_gem5(binary, config, m5out, log, deadline, files, report, stall, extra_args), files
+        return (run_gem5(binary, config, m5out, log, deadline, files, report, stall, extra_args, entry),
+                files)
 
     @staticmethod
     def _boot_failure(result: Gem5Result, consoles: dict[str, str]) -> Outcome:
@@ -260,9 +274,21 @@ class Gem5Engine(Engine):
         models = ", ".join(sorted({h.cpu.model for h in spec.hosts}))
         progress(f"measuring on {models} CPUs with caches (console: g5net console {rd.path} "
                  f"--host {spec.hosts[0].name})")
-        result, files = self._run_phase(spec, config, rd.m5out, ckpt.cpt, rd.engine_log, deadline,
-                                        lambda line: progress(f"measuring: {line}"),
-                                        extra_args=gem5_args.from_env())
+        sampled = spec.experiment.pc_sample_us
+        extra = (*gem5_args.from_env(), *((f"--debug-file={rd.pc_trace.name}",) if sampled else ()))
+        reducer = None
+        if sampled:
+            rd.m5out.mkdir(parents=True, exist_ok=True)
+            reducer = pc_samples.TraceReducer(rd.pc_trace, round(sampled * 1e-6 * TICKS_PER_S),
+                                              rd.pc_samples)
+        try:
+            result, files = self._run_phase(spec, config, rd.m5out, ckpt.cpt, rd.engine_log,
+                                            deadline, lambda line: progress(f"measuring: {line}"),
+                                            extra_args=extra,
+                                            entry=SAMPLED_CONFIG if sampled else HOSTS_CONFIG)
+        finally:
+            if reducer is not None:
+                progress(reducer.finish())
         if spec.experiment.processes == "per-host":
             stats_merge.merge({h.name: rd.m5out / h.name / rd.stats_txt.name for h in spec.hosts},
                               names, job.stats_host(spec).name, rd.stats_txt)

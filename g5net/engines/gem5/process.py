@@ -243,12 +243,14 @@ def start(binary: Path, p: Gem5Process, extra_args: Sequence[str] = ()) -> subpr
 
 def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,
              consoles: dict[str, Path], report: Callable[[str], None] = lambda line: None,
-             stall: Stall | None = None, extra_args: Sequence[str] = ()) -> Gem5Result:
-    """Run configs/g5net_hosts.py on `config` until it ends, the deadline passes,
-    a guest panics, or (with `stall`) the boot stalls (`consoles`: host -> the
-    console file gem5 writes). `report` hears where it is every REPORT_EVERY_S;
-    `extra_args` go to gem5 before g5net's own."""
-    p = Gem5Process("", (str(HOSTS_CONFIG), str(config)), outdir, log)
+             stall: Stall | None = None, extra_args: Sequence[str] = (),
+             entry: Path = HOSTS_CONFIG) -> Gem5Result:
+    """Run `entry` (configs/g5net_hosts.py or a config that runs it) on `config`
+    until it ends, the deadline passes, a guest panics, or (with `stall`) the
+    boot stalls (`consoles`: host -> the console file gem5 writes). `report`
+    hears where it is every REPORT_EVERY_S; `extra_args` go to gem5 before
+    g5net's own."""
+    p = Gem5Process("", (str(entry), str(config)), outdir, log)
     return supervise([(p, start(binary, p, extra_args))], deadline, consoles, report, stall)
 
 
