@@ -20,6 +20,7 @@ from g5net.artifacts.host import REPO
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
 from g5net.errors import StudyError
+from g5net.engines.gem5.config_files import configs_digest
 from g5net.study import catalog, findings, report, results
 
 STUDIES = catalog.names()
@@ -166,6 +167,13 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     assert stale.returncode == 2 and "its committed results were made by configs 000000000000, and " \
         "configs/ is now " in stale.stderr and "rerun `g5net study run 10gbe --scale quick`, then " \
         "`g5net study save 10gbe`" in stale.stderr
+    # Results sampled by another configs/g5net_sampled.py than today's.
+    (studies / "10gbe" / "results" / results.PROVENANCE).write_text(json.dumps(
+        {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
+         "configs_digest": configs_digest(), "sampled_config_digest": "0" * 64, "runs": 7}))
+    resampled = _study_cli(studies, "report", "10gbe")
+    assert resampled.returncode == 2 and "configs/g5net_sampled.py, which sampled them, has " \
+        "changed: rerun `g5net study run 10gbe --scale quick`" in resampled.stderr
     (studies / "10gbe" / "full.toml").unlink()
     gone = _study_cli(studies, "run", "10gbe", "--scale", "full", "--dry-run")
     assert gone.returncode == 2 and "study 10gbe has no scale 'full' (it has: quick)" in gone.stderr

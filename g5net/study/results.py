@@ -5,8 +5,9 @@ the gem5 version and configs digest that made them.
 into `studies/<name>/results/<run dir>/`, with its metrics.json derived again
 from the run's stats.txt by the code being committed (so that a metric added
 after the run is there); no stats.txt, consoles or checkpoints: a few hundred
-KB a point. It writes `provenance.json`. `check_current` refuses results made
-by other configs.
+KB a point. It writes `provenance.json` (with the digest of
+configs/g5net_sampled.py where the runs sampled program counters).
+`check_current` refuses results made by other configs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import atomic, run_metrics, spec as specmod
-from ..engines.gem5.config_files import configs_digest
+from ..engines.gem5.config_files import SAMPLED_CONFIG, configs_digest, sampled_config_digest
 from ..errors import StudyError
 from ..locate import locate
 from .catalog import Study
@@ -47,9 +48,11 @@ def save(study: Study, scale: str, source: Path) -> int:
                                           json.loads(rd.results_json.read_text()), rd,
                                           record.get("boards"))
             atomic.write_json(dest / rd.metrics_json.name, metrics)
+    sampled = any(r["spec"]["experiment"].get("pc_sample_us") for r in records)
     atomic.write_json(tmp / PROVENANCE, {
         "study": study.name, "scale": scale, "gem5_version": sorted(engines),
         "configs_digest": configs_digest(), "runs": len(found),
+        **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
         "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     shutil.rmtree(study.results, ignore_errors=True)
     tmp.rename(study.results)
@@ -70,8 +73,12 @@ def check_current(study: Study) -> dict:
     made = provenance(study)
     now = configs_digest()
     if made["configs_digest"] != now:
-        raise StudyError(f"study {study.name}: its committed results were made by configs "
-                         f"{made['configs_digest'][:12]}, and configs/ is now {now[:12]}: rerun "
-                         f"`g5net study run {study.name} --scale {made['scale']}`, then "
-                         f"`g5net study save {study.name}`")
-    return made
+        what = f"configs/ is now {now[:12]}"
+    elif made.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
+        what = f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
+    else:
+        return made
+    raise StudyError(f"study {study.name}: its committed results were made by configs "
+                     f"{made['configs_digest'][:12]}, and {what}: rerun "
+                     f"`g5net study run {study.name} --scale {made['scale']}`, then "
+                     f"`g5net study save {study.name}`")
