@@ -110,6 +110,8 @@ MAX_WINDOW_BYTES = 2**31 - 1
 # past the window goes unsampled. Shared by the configs, which open the
 # windows, and the check that periods leave room for them.
 PC_SAMPLE_WINDOW_US = 2.0
+# The shortest period, in windows: a quarter of the instructions traced.
+PC_SAMPLE_MIN_WINDOWS = 4
 MAX_MSG_BYTES = 2**30
 # A week: no simulated run a study asks for takes longer.
 MAX_TIMEOUT_S = 7 * 24 * 3600
@@ -144,7 +146,9 @@ class Experiment:
                              doc="gem5: every this many simulated microseconds of the measured "
                                  "phase, record the function each CPU executes (gem5's "
                                  "instruction trace, which the guest cannot notice): where the "
-                                 "CPU time goes, per workload; 0: off (configs/README.md)")
+                                 f"CPU time goes, per workload; 0: off, else at least "
+                                 f"{PC_SAMPLE_MIN_WINDOWS * PC_SAMPLE_WINDOW_US:g} (each sample "
+                                 f"traces {PC_SAMPLE_WINDOW_US:g} us; configs/README.md)")
 
 
 @dataclass(frozen=True)
@@ -777,10 +781,11 @@ def _check_topology(spec: Spec) -> None:
 
 
 def _check_pc_sampling(e: Experiment) -> None:
-    if e.pc_sample_us and e.pc_sample_us < 4 * PC_SAMPLE_WINDOW_US:
+    shortest = PC_SAMPLE_MIN_WINDOWS * PC_SAMPLE_WINDOW_US
+    if e.pc_sample_us and e.pc_sample_us < shortest:
         raise SpecError(f"experiment.pc_sample_us: {e.pc_sample_us:g} us leaves no room between "
                         f"samples, each of which traces {PC_SAMPLE_WINDOW_US:g} us; use at least "
-                        f"{4 * PC_SAMPLE_WINDOW_US:g}")
+                        f"{shortest:g}")
 
 
 def _check_processes(spec: Spec) -> None:
