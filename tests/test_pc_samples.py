@@ -15,7 +15,7 @@ import pytest
 
 from g5net import profile
 from g5net.engines import qemu
-from g5net.engines.gem5 import engine as gem5_engine
+from g5net.engines.gem5 import engine as gem5_engine, gem5_args
 from g5net.engines.gem5.engine import Gem5Engine
 from g5net.engines.gem5.probe import Gem5Build
 from g5net.errors import EngineError, Gem5Error, StatsParseError
@@ -148,6 +148,14 @@ def test_sampling_is_part_of_the_run_id_only_when_on():
     assert from_dict(_spec({"pc_sample_us": 100})).digest() != plain.digest()
 
 
+def _engine_of(binary: Path) -> Gem5Engine:
+    """An engine whose build is a gem5 v24 X86 `binary`, as its probe would say."""
+    engine = Gem5Engine(binary)
+    engine._build = Gem5Build(binary=binary, digest="0", version="v24.0.0.1", isas=("x86",),
+                              protocol="MESI_Two_Level", classic_caches=True, kvm_cpu=False)
+    return engine
+
+
 def test_sampling_where_gem5_cannot_trace_is_refused_before_any_run(tmp_path):
     per_host = from_dict({**_spec({"pc_sample_us": 100, "processes": "per-host"}),
                           "link": {"delay_us": 1.0}})
@@ -156,11 +164,15 @@ def test_sampling_where_gem5_cannot_trace_is_refused_before_any_run(tmp_path):
     with pytest.raises(EngineError, match=r"experiment.pc_sample_us .*QEMU"):
         qemu.check_spec(from_dict(_spec({"pc_sample_us": 100})).with_engine("qemu"))
     # gem5.fast: the trace is compiled out.
-    fast = tmp_path / "gem5.fast"
-    build = Gem5Build(binary=fast, digest="0", version="v24.0.0.1", isas=("x86",),
-                      protocol="MESI_Two_Level", classic_caches=True, kvm_cpu=False)
-    engine = Gem5Engine(fast)
-    engine._build = build
+    engine = _engine_of(tmp_path / "gem5.fast")
     with pytest.raises(Gem5Error, match=r"gem5.fast compiles it out"):
         engine.usable(from_dict(_spec({"pc_sample_us": 100})))
     engine.usable(from_dict(_spec({})))  # the same build, unsampled: usable
+
+
+def test_sampling_beside_a_users_own_debug_trace_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv(gem5_args.ENV_ARGS, "--debug-flags=Ethernet --debug-start=1000")
+    engine = _engine_of(tmp_path / "gem5.opt")
+    with pytest.raises(Gem5Error, match=r"drop --debug-flags=Ethernet --debug-start=1000 from"):
+        engine.usable(from_dict(_spec({"pc_sample_us": 100})))
+    engine.usable(from_dict(_spec({})))

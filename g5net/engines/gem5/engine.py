@@ -132,9 +132,13 @@ class Gem5Engine(Engine):
         if spec.experiment.pc_sample_us and build.binary.name == FAST:
             raise Gem5Error(f"experiment.pc_sample_us: {build.binary} has no instruction trace to "
                             f"sample (gem5.fast compiles it out); point {ENV_BINARY} at gem5.opt")
-        if spec.experiment.pc_sample_us and any(a.startswith("--debug-file") for a in gem5_args.from_env()):
-            raise Gem5Error("experiment.pc_sample_us: the samples are gem5's trace file; drop "
-                            "--debug-file from the gem5 arguments")
+        traced = [a for a in gem5_args.from_env() if a.startswith("--debug-")]
+        if spec.experiment.pc_sample_us and traced:
+            # The samples are the trace: another flag's lines would be lost in
+            # it, and --debug-start/--debug-end switch all tracing.
+            raise Gem5Error(f"experiment.pc_sample_us: the samples are gem5's debug trace; drop "
+                            f"{' '.join(traced)} from the gem5 arguments, or trace in a run "
+                            f"without sampling")
         check_spec(spec)
         return build
 
