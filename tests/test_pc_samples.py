@@ -15,9 +15,8 @@ import pytest
 
 from g5net import profile
 from g5net.engines import qemu
-from g5net.engines.gem5 import engine as gem5_engine, gem5_args
-from g5net.engines.gem5.engine import Gem5Engine
-from g5net.engines.gem5.probe import Gem5Build
+from g5net.engines.gem5 import gem5_args
+from g5net.engines.gem5.engine import Gem5Engine, check_spec as gem5_check_spec
 from g5net.errors import EngineError, Gem5Error, StatsParseError
 from g5net.spec import PC_SAMPLE_WINDOW_US, SpecError, from_dict
 from g5net.stats import pc_samples
@@ -148,31 +147,28 @@ def test_sampling_is_part_of_the_run_id_only_when_on():
     assert from_dict(_spec({"pc_sample_us": 100})).digest() != plain.digest()
 
 
-def _engine_of(binary: Path) -> Gem5Engine:
-    """An engine whose build is a gem5 v24 X86 `binary`, as its probe would say."""
-    engine = Gem5Engine(binary)
-    engine._build = Gem5Build(binary=binary, digest="0", version="v24.0.0.1", isas=("x86",),
-                              protocol="MESI_Two_Level", classic_caches=True, kvm_cpu=False)
-    return engine
-
-
-def test_sampling_where_gem5_cannot_trace_is_refused_before_any_run(tmp_path):
+def test_sampling_where_gem5_cannot_trace_is_refused_before_any_run():
     per_host = from_dict({**_spec({"pc_sample_us": 100, "processes": "per-host"}),
                           "link": {"delay_us": 1.0}})
     with pytest.raises(Gem5Error, match=r"experiment.pc_sample_us: .*one-process runs only"):
-        gem5_engine.check_spec(per_host)
+        gem5_check_spec(per_host)
     with pytest.raises(EngineError, match=r"experiment.pc_sample_us .*QEMU"):
         qemu.check_spec(from_dict(_spec({"pc_sample_us": 100})).with_engine("qemu"))
-    # gem5.fast: the trace is compiled out.
-    engine = _engine_of(tmp_path / "gem5.fast")
+
+
+def test_a_gem5_fast_build_is_refused_for_sampling(gem5_engine, tmp_path):
+    """The real gem5 under the name gem5.fast, as a user's build would be
+    named: the trace is compiled out of those."""
+    fast = tmp_path / "gem5.fast"
+    fast.symlink_to(gem5_engine.probe().binary)
+    engine = Gem5Engine(fast)
     with pytest.raises(Gem5Error, match=r"gem5.fast compiles it out"):
         engine.usable(from_dict(_spec({"pc_sample_us": 100})))
     engine.usable(from_dict(_spec({})))  # the same build, unsampled: usable
 
 
-def test_sampling_beside_a_users_own_debug_trace_is_refused(tmp_path, monkeypatch):
+def test_sampling_beside_a_users_own_debug_trace_is_refused(gem5_engine, monkeypatch):
     monkeypatch.setenv(gem5_args.ENV_ARGS, "--debug-flags=Ethernet --debug-start=1000")
-    engine = _engine_of(tmp_path / "gem5.opt")
     with pytest.raises(Gem5Error, match=r"drop --debug-flags=Ethernet --debug-start=1000 from"):
-        engine.usable(from_dict(_spec({"pc_sample_us": 100})))
-    engine.usable(from_dict(_spec({})))
+        gem5_engine.usable(from_dict(_spec({"pc_sample_us": 100})))
+    gem5_engine.usable(from_dict(_spec({})))
