@@ -2,19 +2,23 @@
 """gem5 with a process per host (dist-gem5) against one process for every
 host, on this machine's cores: the measured phase of
 examples/quickstart-gem5.toml (two hosts back to back) and of
-examples/switched-gem5.toml (a 4-host fan-in through a switch), each run both
-ways in this one run. Every run restores its boot checkpoint (booted first,
-untimed, where there is none). Prints the wall times, the ratio per-host /
-one process, and what each measured (the first client's throughput), which
-should agree; for the per-host run, its synchronisation quantum (the shortest
-hop: half a back-to-back link's delay) and the host time each quantum took,
-barrier included. Skipped, with the reason, where gem5 is missing.
+examples/switched-gem5.toml (a 4-host fan-in through a switch), each run
+three ways in this one run: in one process, per host with idle CPUs polling
+(g5net/engines/gem5/wakeups.py; as root), and per host with idle CPUs left
+to halt (G5NET_IDLE_POLL=0). Every run restores its boot checkpoint (booted
+first, untimed, where there is none). Prints the wall times, the ratios
+per-host / one process, and what each measured (the first client's
+throughput), which should agree; for the per-host runs, the synchronisation
+quantum (the shortest hop: half a back-to-back link's delay) and the host
+time each quantum took, barrier included. Skipped, with the reason, where
+gem5 is missing.
 
     .venv/bin/python scripts/bench_per_host.py [--only quickstart|fan-in]
 """
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -25,6 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from benchlib import gem5_engine  # noqa: E402
 from g5net import run, spec as specmod  # noqa: E402
+from g5net.engines.gem5 import wakeups  # noqa: E402
 from g5net.engines.gem5.contract import REPORT_NAME  # noqa: E402
 from g5net.rundir import RunDir  # noqa: E402
 
@@ -39,7 +44,7 @@ def layout(path: Path, processes: str) -> specmod.Spec:
     return specmod.from_dict(d)
 
 
-def measured(engine, spec: specmod.Spec, store: Path) -> tuple[float, float, float]:
+def measured(engine, spec: specmod.Spec) -> tuple[float, float, float]:
     """(host seconds of the measured phase, its simulated seconds, the first
     client's throughput)."""
     arts = run.resolve_artifacts(spec, progress=lambda m: None)
@@ -47,16 +52,17 @@ def measured(engine, spec: specmod.Spec, store: Path) -> tuple[float, float, flo
         ckpt, _ = engine.booted(spec, arts, RunDir(Path(tmp)), time.monotonic() + LIMIT_S,
                                 progress=lambda m: print(f"  {m}", file=sys.stderr, flush=True))
     booted_at = json.loads(ckpt.meta.read_text())["sim_seconds"]
-    rd = run.execute(spec, store, progress=lambda m: None, arts=arts)
-    record = rd.read_run()
-    if record["status"] != "done":
-        sys.exit(f"{spec.experiment.name} ({spec.experiment.processes}): {record.get('failure')}")
-    client = next(h.name for h in spec.hosts if h.role == "client")
-    results = json.loads(rd.results_json.read_text())
-    # The gem5 report of the run's only process, or of its first host's.
-    report = rd.m5out / (REPORT_NAME if spec.experiment.processes == "one"
-                         else f"{spec.hosts[0].name}/{REPORT_NAME}")
-    sim_s = json.loads(report.read_text())["sim_seconds"] - booted_at
+    with tempfile.TemporaryDirectory() as store:
+        rd = run.execute(spec, Path(store), progress=lambda m: None, arts=arts)
+        record = rd.read_run()
+        if record["status"] != "done":
+            sys.exit(f"{spec.experiment.name} ({spec.experiment.processes}): {record.get('failure')}")
+        client = next(h.name for h in spec.hosts if h.role == "client")
+        results = json.loads(rd.results_json.read_text())
+        # The gem5 report of the run's only process, or of its first host's.
+        report = rd.m5out / (REPORT_NAME if spec.experiment.processes == "one"
+                             else f"{spec.hosts[0].name}/{REPORT_NAME}")
+        sim_s = json.loads(report.read_text())["sim_seconds"] - booted_at
     return record["timings"]["wall_s"], sim_s, results[client]["workloads"]["stream"]["throughput_mbps"]
 
 
@@ -67,20 +73,28 @@ def main() -> int:
     engine = gem5_engine()
     if engine is None:
         return 0
-    print(f"{'spec':<11} {'one process':>12} {'per-host':>10} {'ratio':>6} {'sim s':>6} "
-          f"{'quantum':>8} {'host us/quantum':>15}  first client's stream")
+    with wakeups.polling_idle() as idle:  # what the per-host runs will get
+        pass
+    print(f"per-host, polling: {idle}")
+    print(f"{'spec':<11} {'one process':>12} {'polling':>8} {'ratio':>6} {'halting':>8} {'ratio':>6} "
+          f"{'sim s':>6} {'quantum':>8} {'host us/quantum':>15}  first client's stream (one, polling, halting)")
     for name, path in CASES.items():
         if args.only and name != args.only:
             continue
-        with tempfile.TemporaryDirectory() as store:
-            one_s, _, one_mbps = measured(engine, layout(path, "one"), Path(store))
-            per_host = layout(path, "per-host")
-            per_s, sim_s, per_mbps = measured(engine, per_host, Path(store))
+        per_host = layout(path, "per-host")
+        one_s, _, one_mbps = measured(engine, layout(path, "one"))
+        poll_s, sim_s, poll_mbps = measured(engine, per_host)
+        os.environ[wakeups.OPT_OUT] = "0"
+        try:
+            halt_s, _, halt_mbps = measured(engine, per_host)
+        finally:
+            del os.environ[wakeups.OPT_OUT]
         quantum_us = per_host.sync_quantum_us
-        host_us = per_s / (sim_s / (quantum_us * 1e-6)) * 1e6
-        print(f"{name:<11} {one_s:>10.0f} s {per_s:>8.0f} s {per_s / one_s:>6.2f} {sim_s:>6.3f} "
-              f"{quantum_us:>5.2f} us {host_us:>15.0f}  {one_mbps:.1f} vs {per_mbps:.1f} Mbit/s",
-              flush=True)
+        quanta = sim_s / (quantum_us * 1e-6)
+        print(f"{name:<11} {one_s:>10.0f} s {poll_s:>6.0f} s {poll_s / one_s:>6.2f} {halt_s:>6.0f} s "
+              f"{halt_s / one_s:>6.2f} {sim_s:>6.3f} {quantum_us:>5.2f} us "
+              f"{poll_s / quanta * 1e6:>6.0f}, {halt_s / quanta * 1e6:>6.0f}  "
+              f"{one_mbps:.1f}, {poll_mbps:.1f}, {halt_mbps:.1f} Mbit/s", flush=True)
     return 0
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from g5net import run, spec as specmod, sweepdir
 from g5net.engines.gem5.dist import SWITCH, process_log
+from g5net.engines.gem5.wakeups import polling_idle
 from g5net.local_ports import listening_ports
 from g5net.rundir import RunDir
 from g5net.stats import iter_dumps
@@ -91,6 +92,10 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     port = int(re.search(r"tcp_iface listening on port (\d+)",
                          process_log(per_host_run.engine_log, SWITCH).read_text())[1])
     assert port not in listening_ports()
+    # The log says whether idle CPUs polled between the barriers (here as in this test).
+    with polling_idle() as idle:
+        pass
+    assert per_host_run.engine_log.read_text().splitlines()[0] == f"g5net: {idle}"
 
 
 def _gem5_pids(under: Path) -> list[int]:

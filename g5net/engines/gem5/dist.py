@@ -28,6 +28,7 @@ from ...errors import Gem5Error
 from ...local_ports import free_ports
 from ...spec import Spec
 from .boards import console_file
+from . import wakeups
 from .config_files import DIST_CONFIG
 from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
 
@@ -118,25 +119,28 @@ def run(binary: Path, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Pat
                                   "--port", str(port), "--checkpoint", str(cpt / name)),
                            m5out / name, process_log(log, name), launcher)
 
-    # A port free now at every address (hosts on other nodes connect to it);
-    # gem5 moves up from it if it is taken by the time it listens.
-    switch = process(SWITCH, "--switch", port=free_ports(1)[0])
-    running = [(switch, start(binary, switch, extra_args))]
-    try:
-        port = _listening_port(switch.log, running[0][1], min(deadline, time.monotonic() + LISTEN_TIMEOUT_S))
-        if port is None:
-            # Supervise what there is: it says why the switch ended, or stops it.
-            result = supervise(running, time.monotonic(), {})
-        else:
-            for rank, h in enumerate(spec.hosts):
-                p = process(h.name, "--host", h.name, port=port,
-                            launcher=_srun(h.name) if in_slurm and rank else ())
-                running.append((p, start(binary, p, extra_args)))
-            result = supervise(running, deadline, host_consoles(spec, m5out, boards), report, stall)
-    except BaseException:
-        supervise(running, time.monotonic(), {})  # stops every process started
-        raise
+    with wakeups.polling_idle() as idle:
+        report(idle)
+        # A port free now at every address (hosts on other nodes connect to it);
+        # gem5 moves up from it if it is taken by the time it listens.
+        switch = process(SWITCH, "--switch", port=free_ports(1)[0])
+        running = [(switch, start(binary, switch, extra_args))]
+        try:
+            port = _listening_port(switch.log, running[0][1], min(deadline, time.monotonic() + LISTEN_TIMEOUT_S))
+            if port is None:
+                # Supervise what there is: it says why the switch ended, or stops it.
+                result = supervise(running, time.monotonic(), {})
+            else:
+                for rank, h in enumerate(spec.hosts):
+                    p = process(h.name, "--host", h.name, port=port,
+                                launcher=_srun(h.name) if in_slurm and rank else ())
+                    running.append((p, start(binary, p, extra_args)))
+                result = supervise(running, deadline, host_consoles(spec, m5out, boards), report, stall)
+        except BaseException:
+            supervise(running, time.monotonic(), {})  # stops every process started
+            raise
     with open(log, "w") as f:
+        f.write(f"g5net: {idle}\n")
         for p, _ in running:
             f.write(f"==> {p.log.name} <==\n{read_text(p.log)}\n")
     return result
