@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -36,7 +37,7 @@ def test_without_gem5_doctor_says_how_to_point_at_one(capsys, monkeypatch, tmp_p
     assert rc == 1
     assert out.startswith("gem5       missing  gem5 not found")
     assert "export G5NET_GEM5=/path/to/gem5/build/X86/gem5.opt" in out
-    for name in ("qemu", "kernel-smp", "kernel-up", "image", "cache"):
+    for name in ("qemu", "kernel-smp", "kernel-up", "image", "per-host", "cache"):
         assert any(line.startswith(name) for line in out.splitlines()), name
     rc, out = doctor(capsys, "--json")
     report = json.loads(out)
@@ -108,3 +109,14 @@ def test_doctor_finds_the_real_gem5_is_v24(gem5_engine, capsys, monkeypatch):
     assert out.startswith(f"gem5       ok  {binary}\n           chosen because: G5NET_GEM5 names it")
     assert f"\n           version {g['version']}, ISA x86" in out
     assert "to build one" not in out
+
+
+def test_doctor_says_whether_idle_cpus_would_poll_between_per_host_barriers(capsys, monkeypatch):
+    monkeypatch.setenv("G5NET_IDLE_POLL", "0")
+    _, out = doctor(capsys)
+    assert "per-host   runs here: idle CPUs may halt between barriers (G5NET_IDLE_POLL=0)" in out.splitlines()
+    monkeypatch.delenv("G5NET_IDLE_POLL")
+    report = json.loads(doctor(capsys, "--json")[1])
+    assert report["per_host"]["idle_cpus"].startswith(
+        "idle CPUs poll between barriers" if os.access("/dev/cpu_dma_latency", os.W_OK)
+        else "idle CPUs may halt between barriers, which then wake slower: ")

@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from .. import __version__, artifacts, home
-from ..engines.gem5 import Gem5Engine
+from ..engines.gem5 import Gem5Engine, wakeups
 from ..engines.gem5.probe import HOW_TO_POINT, SUPPORTED_MAJOR, choose_binary
 from ..engines.qemu import QemuEngine
 from ..errors import G5netError
@@ -111,10 +111,16 @@ def artifacts_report() -> dict[str, Any]:
     return out
 
 
+def per_host_report() -> dict[str, Any]:
+    """What idle CPUs would do between a per-host run's barriers here."""
+    with wakeups.polling_idle() as idle:
+        return {"idle_cpus": idle}
+
+
 def report() -> dict[str, Any]:
     return {"g5net": {"version": __version__, "revision": home.revision(), "files": str(home.REPO)},
             "gem5": gem5_report(), "qemu": qemu_report(), "artifacts": artifacts_report(),
-            "cache_dir": str(artifacts.cache_dir())}
+            "per_host": per_host_report(), "cache_dir": str(artifacts.cache_dir())}
 
 
 def _indented(lines: list[str]) -> str:
@@ -150,6 +156,7 @@ def render(r: dict[str, Any]) -> str:
         where = a.get("vmlinux") or a.get("path")
         lines.append(f"{name:<10} ok  {where}" if a["ok"]
                      else f"{name:<10} missing  {a['error']}" + _needed_for(a))
+    lines.append(f"per-host   runs here: {r['per_host']['idle_cpus']}")
     lines.append(f"cache      {r['cache_dir']}")
     g = r["g5net"]
     revision = f" ({g['revision']})" if g["revision"] else ""
