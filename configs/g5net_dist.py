@@ -40,6 +40,11 @@ from g5net_components.simulation.multi_host_simulation import MultiHostSimulatio
 COLLECTIVE_CHECKPOINT = "checkpoint"
 COLLECTIVE_EXIT = "exit request from gem5 peers"
 TICK_LIMIT = "simulate() limit reached"
+# The fabric of a switch that only joins the processes of two hosts back to
+# back, which the model has no switch between: a frame crosses it in a few
+# ps (src/dev/net/etherswitch.cc charges its length at the fabric's speed),
+# where at the link's speed it would add a frame time of its own.
+INSTANT = "1Pbps"
 # gem5 v24 restores a link's receive queue asserting on state that the link's
 # receiver thread sets when it first runs (RecvScheduler::unserialize reads
 # recvDone, null until then). init() starts the thread just before the
@@ -86,7 +91,7 @@ class Network(SubSystem):
             self.link.int0 = nic.interface
             return
         fastest = max(spec.link_of(h).speed_gbps for h in spec.hosts)
-        self.switch = EtherSwitch(fabric_speed=f"{fastest:g}Gbps",
+        self.switch = EtherSwitch(fabric_speed=f"{fastest:g}Gbps" if spec.switched else INSTANT,
                                   delay=f"{spec.link.switch_delay_us:g}us")
         if run.config.pcap_dir:
             self.dump = EtherDump(file=f"{run.config.pcap_dir}/switch0.pcap", maxlen=1514)

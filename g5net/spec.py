@@ -422,7 +422,8 @@ class Spec:
         """Per-host processes: host -> one-way delay of its link to dist-gem5's
         switch process. Two hosts back to back share one link, split in halves
         at a switch that forwards at once, so that host to host stays
-        link.delay_us; behind a switch each host has its own link."""
+        link.delay_us plus one frame time (the switch receives a frame whole);
+        behind a switch each host has its own link."""
         if self.switched:
             return {h.name: self.link_of(h).delay_us for h in self.hosts}
         return {h.name: self.link.delay_us / 2 for h in self.hosts}
