@@ -27,8 +27,8 @@ from pathlib import Path
 from ...errors import Gem5Error
 from ...local_ports import free_ports
 from ...spec import Spec
-from .boards import console_file
 from . import wakeups
+from .boards import console_file
 from .config_files import DIST_CONFIG
 from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
 
