@@ -15,6 +15,6 @@ __version__ = "0.2.0"
 
 def load(path: str | Path, *, wide: bool = False) -> Any:
     """The metrics of a run, sweep or folder of runs as a pandas DataFrame
-    (g5net/dataframe.py); pandas is imported only when this is called."""
-    from .dataframe import load as load_frame
+    (g5net/analysis/dataframe.py); pandas is imported only when this is called."""
+    from .analysis.dataframe import load as load_frame
     return load_frame(path, wide=wide)

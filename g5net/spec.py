@@ -552,7 +552,7 @@ _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     """Validate a spec given as nested dicts (parsed TOML or a resolved JSON spec).
 
-    A `[sweep]` table is accepted and ignored here: `g5net.sweep` expands it.
+    A `[sweep]` table is accepted and ignored here: `g5net.model.sweep` expands it.
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:

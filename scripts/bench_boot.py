@@ -30,9 +30,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchlib import gem5_engine  # noqa: E402
-from g5net import run, spec as specmod  # noqa: E402
+
+from g5net import spec as specmod  # noqa: E402
 from g5net.engines.gem5.engine import BootFailed  # noqa: E402
-from g5net.rundir import RunDir  # noqa: E402
+from g5net.runs import execute as run  # noqa: E402
+from g5net.runs.rundir import RunDir  # noqa: E402
 
 SPEC = REPO / "examples" / "quickstart-gem5.toml"
 DEFAULT_CPUS = "1,2,4,8,16"

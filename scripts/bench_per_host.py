@@ -28,10 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchlib import gem5_engine  # noqa: E402
-from g5net import run, spec as specmod  # noqa: E402
+
+from g5net import spec as specmod  # noqa: E402
 from g5net.engines.gem5 import wakeups  # noqa: E402
 from g5net.engines.gem5.contract import REPORT_NAME  # noqa: E402
-from g5net.rundir import RunDir  # noqa: E402
+from g5net.runs import execute as run  # noqa: E402
+from g5net.runs.rundir import RunDir  # noqa: E402
 
 CASES = {"quickstart": REPO / "examples" / "quickstart-gem5.toml",
          "fan-in": REPO / "examples" / "switched-gem5.toml"}

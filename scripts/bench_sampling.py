@@ -21,8 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchlib import gem5_engine  # noqa: E402
-from g5net import run, spec as specmod  # noqa: E402
-from g5net.rundir import RunDir  # noqa: E402
+
+from g5net import spec as specmod  # noqa: E402
+from g5net.runs import execute as run  # noqa: E402
+from g5net.runs.rundir import RunDir  # noqa: E402
 
 SPEC = REPO / "examples" / "quickstart-gem5.toml"
 PERIODS_US = (0, 50, 10)

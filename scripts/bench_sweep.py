@@ -22,10 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from g5net import store, sweep as sweepmod, sweepdir
-from g5net.runners import local, lock, plan as planmod
+from g5net.model import sweep as sweepmod
+from g5net.runners import local, lock
+from g5net.runners import plan as planmod
 from g5net.runners.display import Display
-from g5net.sweepdir import SweepDir
+from g5net.runs import store, sweepdir
+from g5net.runs.sweepdir import SweepDir
 
 REPO = Path(__file__).resolve().parents[1]
 

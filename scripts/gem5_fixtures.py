@@ -31,10 +31,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from g5net import run, run_metrics, spec as specmod, sweep  # noqa: E402
+from g5net import spec as specmod  # noqa: E402
 from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
-from g5net.rundir import RunDir  # noqa: E402
+from g5net.metrics import derive as run_metrics  # noqa: E402
+from g5net.model import sweep  # noqa: E402
+from g5net.runs import execute as run  # noqa: E402
+from g5net.runs.rundir import RunDir  # noqa: E402
 
 # name -> (spec, the point of its sweep; None for a spec without one).
 FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None),

@@ -1,9 +1,16 @@
 import pytest
+from test_metrics_fixtures import (
+    make_folder,
+    make_run,
+    make_sweep,
+    quickstart_spec,
+    spec,
+)
 
-from g5net import check, cli
+from g5net import cli
+from g5net.analysis import check
 from g5net.errors import CheckError
 from g5net.report import runs
-from test_metrics_fixtures import make_folder, make_run, make_sweep, quickstart_spec, spec
 
 REPO_EXPECT = __import__("pathlib").Path(__file__).resolve().parents[1] / "results" / "expectations"
 

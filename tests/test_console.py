@@ -15,7 +15,7 @@ from g5net import spec as specmod
 from g5net.commands import console
 from g5net.engines.gem5.boards import console_socket
 from g5net.errors import G5netError
-from g5net.rundir import RunDir
+from g5net.runs.rundir import RunDir
 
 
 def make_run(store: Path, dirname: str, engine: str, quickstart_text: str) -> RunDir:

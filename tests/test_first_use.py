@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from g5net import artifacts, run, spec as specmod
+from g5net import artifacts
+from g5net import spec as specmod
 from g5net.artifacts import kernels
 from g5net.commands.artifacts import kernels_for
+from g5net.runs import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

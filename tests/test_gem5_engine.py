@@ -19,11 +19,19 @@ import pytest
 from g5net import spec as specmod
 from g5net.artifacts import Image, Kernel
 from g5net.engines.base import Artifacts
-from g5net.engines.gem5 import boards, cmdline, config_files, contract, engine, probe, process
+from g5net.engines.gem5 import (
+    boards,
+    cmdline,
+    config_files,
+    contract,
+    engine,
+    probe,
+    process,
+)
 from g5net.engines.gem5.run_config import run_config
 from g5net.errors import Gem5Error, SpecError
 from g5net.guest import protocol
-from g5net.rundir import RunDir
+from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE = {"version": "24.0.0.1", "isas": ["x86"], "protocol": "MESI_Two_Level",

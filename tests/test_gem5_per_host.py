@@ -21,13 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from g5net import run, spec as specmod, sweepdir
+from g5net import spec as specmod
 from g5net.engines.gem5.dist import SWITCH, process_log
 from g5net.engines.gem5.wakeups import polling_idle
-from g5net.local_ports import listening_ports
-from g5net.rundir import RunDir
+from g5net.machine.local_ports import listening_ports
+from g5net.runs import execute as run
+from g5net.runs import sweepdir
+from g5net.runs.rundir import RunDir
+from g5net.runs.sweepdir import SweepDir
 from g5net.stats import iter_dumps
-from g5net.sweepdir import SweepDir
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 

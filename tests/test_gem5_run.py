@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from g5net import profile, run, spec as specmod, system
+from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
-from g5net.rundir import RunDir
-from g5net.stats import iter_dumps
+from g5net.metrics import profile
+from g5net.runs import execute as run
+from g5net.runs.rundir import RunDir
+from g5net.stats import iter_dumps, system
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 

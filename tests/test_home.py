@@ -5,9 +5,11 @@ import os
 import subprocess
 import sys
 
-import g5net
 from conftest import REPO
-from g5net import home, run_record
+
+import g5net
+from g5net import home
+from g5net.runs import record as run_record
 
 
 def _g5net(*args, env=None, cwd=REPO):

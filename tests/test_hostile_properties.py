@@ -7,14 +7,15 @@ import copy
 import os
 import string
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from conftest import EXAMPLES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from g5net import spec, sweep
+from g5net import spec
 from g5net.errors import G5netError, SpecError, StatsParseError
+from g5net.model import sweep
 from g5net.stats import iter_dumps
 from g5net.stats.parse import BEGIN, END, _parse
-
-from conftest import EXAMPLES
 
 QUICKSTART = (EXAMPLES / "quickstart.toml").read_text()
 BASE = spec.parse_toml(QUICKSTART)

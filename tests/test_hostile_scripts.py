@@ -6,18 +6,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 
-from g5net import spec, sweep
+from g5net import spec
 from g5net.artifacts.images import Image
 from g5net.artifacts.kernels import Kernel
 from g5net.engines import qemu
 from g5net.engines.base import Artifacts, EngineInfo
 from g5net.errors import RunnerError
 from g5net.guest.protocol import kernel_cmdline
+from g5net.model import sweep
 from g5net.runners import slurm
-from g5net.sweepdir import PlannedPoint, SweepDir
-
-from conftest import EXAMPLES
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 HOSTILE = ["a\nb", "x'y", 'x"y', "$(touch pwned)", "`id`", "a,b", "a b", "a;b", "a\rb", "\\"]
 

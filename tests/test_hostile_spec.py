@@ -4,13 +4,13 @@ line that names the key or file, exit status 2, and nothing written."""
 import json
 
 import pytest
-
-from g5net import cli, spec, sweep
-from g5net.errors import SpecError
-
 from conftest import EXAMPLES
+from test_spec import MINIMAL as UNNAMED
+from test_spec import error
 
-from test_spec import MINIMAL as UNNAMED, error
+from g5net import cli, spec
+from g5net.errors import SpecError
+from g5net.model import sweep
 
 MINIMAL = '[experiment]\nname = "probe"\n' + UNNAMED
 

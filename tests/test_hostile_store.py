@@ -10,17 +10,22 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 
-from g5net import atomic, cli, engines, run, run_record, rundir, store, sweep, sweepdir
+from g5net import cli, engines
 from g5net.artifacts.images import Image
 from g5net.artifacts.kernels import Kernel
 from g5net.commands import sweep as sweep_command
 from g5net.engines.base import Artifacts, EngineInfo
 from g5net.errors import CorruptRunError, OutputError
-from g5net.runners import local, plan as planmod
-from g5net.sweepdir import PlannedPoint, SweepDir
-
-from conftest import EXAMPLES
+from g5net.machine import atomic
+from g5net.model import sweep
+from g5net.runners import local
+from g5net.runners import plan as planmod
+from g5net.runs import execute as run
+from g5net.runs import record as run_record
+from g5net.runs import rundir, store, sweepdir
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 DAMAGE = {"truncated": b'{"run_id": "ab', "empty": b"", "binary": b"\x00\xff\xfe\x80garbage"}
 

@@ -6,12 +6,18 @@ import json
 import sys
 
 import pytest
+from test_metrics_fixtures import (
+    REPO,
+    make_folder,
+    make_run,
+    make_sweep,
+    quickstart_spec,
+)
 
 import g5net
 from g5net import cli
 from g5net.errors import ReportError
-from g5net.metric_units import BY_NAME, SOURCES
-from test_metrics_fixtures import REPO, make_folder, make_run, make_sweep, quickstart_spec
+from g5net.metrics.units import BY_NAME, SOURCES
 
 PARAMS = ["host.nic.attach", "workloads.stream.msg_bytes", "workloads.stream.streams"]
 
@@ -91,5 +97,5 @@ def test_every_metric_a_run_writes_has_a_unit_and_a_source(tmp_path):
     names = {k for _, _, k in _metrics_of(make_run(tmp_path, quickstart_spec()).path)}
     names |= {k for _, _, k in _metrics_of(REPO / "tests" / "fixtures" / "gem5-quickstart")}
     missing = sorted(n for n in names if n not in BY_NAME)
-    assert not missing, f"add these to g5net/metric_units.py: {missing}"
+    assert not missing, f"add these to g5net/metrics/units.py: {missing}"
     assert all(m.source in SOURCES and m.unit and m.description for m in BY_NAME.values())

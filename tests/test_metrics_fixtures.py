@@ -15,12 +15,14 @@ import threading
 import tomllib
 from pathlib import Path
 
-from g5net import run_metrics, run_record, rundir, sweepdir
 from g5net.guest import results as guest_results
-from g5net.rundir import RunDir
+from g5net.metrics import derive as run_metrics
+from g5net.model.sweep import Point, Sweep, expand
+from g5net.runs import record as run_record
+from g5net.runs import rundir, sweepdir
+from g5net.runs.rundir import RunDir
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 from g5net.spec import Spec, from_dict
-from g5net.sweep import Point, Sweep, expand
-from g5net.sweepdir import PlannedPoint, SweepDir
 
 REPO = Path(__file__).resolve().parents[1]
 PROC = {"stat": "/proc/stat", "interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs",

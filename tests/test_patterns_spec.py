@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from g5net import spec, sweep
-from g5net.errors import SpecError
-
 from conftest import REPO
+
+from g5net import spec
+from g5net.errors import SpecError
+from g5net.model import sweep
 
 BASE = """
 [experiment]

@@ -15,14 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from g5net import run, spec as specmod
+from g5net import spec as specmod
+from g5net.commands import system as system_command
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
-from g5net.engines.gem5 import engine as gem5_engine, process
-from g5net.commands import system as system_command
+from g5net.engines.gem5 import engine as gem5_engine
+from g5net.engines.gem5 import process
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import job, protocol
+from g5net.runs import execute as run
 from g5net.stats import iter_dumps, merge
 
 REPO = Path(__file__).resolve().parents[1]

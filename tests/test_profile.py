@@ -1,10 +1,10 @@
 import math
 
 import pytest
-
-from g5net import profile
-from g5net.errors import GuestError
 from test_metrics_fixtures import PROFILE_ROWS, function_table, profile_items
+
+from g5net.errors import GuestError
+from g5net.metrics import profile
 
 
 def test_parses_the_kernels_table_with_times_in_us():

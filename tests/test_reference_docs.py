@@ -8,12 +8,12 @@ import tomllib
 
 import jsonschema
 import pytest
-
 from conftest import EXAMPLES, REPO
+
 from g5net import cli, spec
 from g5net.errors import SpecError
-from g5net.reference_docs import FILES, REGENERATE
-from g5net.spec_keys import tables, undocumented
+from g5net.model.keys import tables, undocumented
+from g5net.report.reference_docs import FILES, REGENERATE
 
 SHIPPED = sorted([*EXAMPLES.glob("*.toml"), *REPO.glob("studies/*/quick.toml"),
                   *REPO.glob("studies/*/full.toml")])

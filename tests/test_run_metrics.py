@@ -3,11 +3,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from g5net import run_metrics
-from g5net.rundir import RunDir
-from g5net.stats import host_metrics, iter_dumps
 from test_metrics_fixtures import results, spec
+
+from g5net.metrics import derive as run_metrics
+from g5net.runs.rundir import RunDir
+from g5net.stats import host_metrics, iter_dumps
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gem5-stats"
 TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"

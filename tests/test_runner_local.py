@@ -6,13 +6,13 @@ import io
 import time
 
 import pytest
+from conftest import EXAMPLES
 
-from g5net import store, sweep, sweepdir
+from g5net.model import sweep
 from g5net.runners import local
 from g5net.runners.display import Display
-from g5net.sweepdir import PlannedPoint, SweepDir
-
-from conftest import EXAMPLES
+from g5net.runs import store, sweepdir
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 
 def _sweep_dir(tmp_path, count: int, **changes) -> tuple[SweepDir, sweepdir.Plan]:

@@ -13,14 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from g5net import sweepdir
-from g5net.engines.gem5.dist import process_log
-from g5net.rundir import RunDir
-from g5net.sweepdir import SweepDir
+from conftest import EXAMPLES
 from test_gem5_per_host import check_fan_in, per_host_fan_in
 
-from conftest import EXAMPLES
+from g5net.engines.gem5.dist import process_log
+from g5net.runs import sweepdir
+from g5net.runs.rundir import RunDir
+from g5net.runs.sweepdir import SweepDir
 
 pytestmark = pytest.mark.slurm
 

@@ -6,14 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 
-from g5net import sweep
 from g5net.errors import RunnerError
+from g5net.model import sweep
 from g5net.runners import slurm
 from g5net.runners.resources import Resources
-from g5net.sweepdir import PlannedPoint, SweepDir
-
-from conftest import EXAMPLES
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from g5net import run, spec as specmod
+from g5net import spec as specmod
 from g5net.engines import qemu
+from g5net.runs import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
 

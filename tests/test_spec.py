@@ -5,8 +5,9 @@ import tomllib
 
 import pytest
 
-from g5net import spec, sweep
+from g5net import spec
 from g5net.errors import SpecError
+from g5net.model import sweep
 
 MINIMAL = """
 [hosts.server]

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from g5net import cli, run_record, rundir, spec as specmod
+from g5net import cli
+from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
-from g5net.rundir import RunDir
+from g5net.runs import record as run_record
+from g5net.runs import rundir
+from g5net.runs.rundir import RunDir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
 

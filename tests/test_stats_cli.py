@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from g5net import cli, run_record, rundir, spec as specmod
-from g5net.rundir import RunDir
+from g5net import cli
+from g5net import spec as specmod
+from g5net.runs import record as run_record
+from g5net.runs import rundir
+from g5net.runs.rundir import RunDir
 from g5net.stats.units import split_unit
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"

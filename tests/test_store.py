@@ -5,11 +5,13 @@ import csv
 import json
 
 import pytest
-
-from g5net import cli, run_record, rundir, store, sweep, sweepdir
-from g5net.sweepdir import PlannedPoint, SweepDir
-
 from conftest import EXAMPLES
+
+from g5net import cli
+from g5net.model import sweep
+from g5net.runs import record as run_record
+from g5net.runs import rundir, store, sweepdir
+from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 
 @pytest.fixture(autouse=True)

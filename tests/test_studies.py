@@ -15,13 +15,15 @@ import sys
 
 import pytest
 
-from g5net import check, sweep
+from g5net.analysis import check
 from g5net.artifacts.host import REPO
+from g5net.engines.gem5.config_files import configs_digest
+from g5net.errors import StudyError
+from g5net.model import sweep
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
-from g5net.errors import StudyError
-from g5net.engines.gem5.config_files import configs_digest
-from g5net.study import catalog, findings, report, results
+from g5net.study import builtin as catalog
+from g5net.study import findings, report, results
 
 STUDIES = catalog.names()
 

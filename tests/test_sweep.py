@@ -3,11 +3,10 @@
 import tomllib
 
 import pytest
-
-from g5net import sweep
-from g5net.errors import SpecError
-
 from conftest import EXAMPLES
+
+from g5net.errors import SpecError
+from g5net.model import sweep
 
 
 def _expand(quickstart_text: str, table: str) -> sweep.Sweep:

@@ -10,11 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-from g5net import store, sweepdir
-from g5net.sweepdir import SweepDir
-
 from conftest import EXAMPLES
+
+from g5net.runs import store, sweepdir
+from g5net.runs.sweepdir import SweepDir
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import atomic
 from ..errors import ArtifactError
+from ..machine import atomic
 from .cache import Progress, sha256_file
 from .host import run_tool
 

@@ -21,10 +21,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import atomic
 from ..errors import ArtifactError
-from .cache import (MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file,
-                    staging)
+from ..machine import atomic
+from .cache import (
+    MANIFEST,
+    Progress,
+    cache_dir,
+    first_use,
+    locked,
+    read_manifest,
+    sha256_file,
+    staging,
+)
 from .host import REPO, require, run_tool
 
 SOURCE_PACKAGE = "linux-source-6.1"

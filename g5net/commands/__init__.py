@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def add_source(p: argparse.ArgumentParser) -> None:
-    """The positional SOURCE of every command that reads runs (g5net/locate.py)."""
+    """The positional SOURCE of every command that reads runs (g5net/runs/locate.py)."""
     p.add_argument("source", type=Path, metavar="SWEEPDIR|RUNDIR|FOLDER",
                    help="a sweep directory (the --out of g5net sweep), a run directory, or a "
                         "folder of run directories (results/ after several g5net run)")

@@ -7,9 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from .. import artifacts, sweep
+from .. import artifacts
 from ..artifacts.cache import human_size
 from ..errors import ArtifactError
+from ..model import sweep
 
 DESCRIPTION = """\
 Every guest boots one of two kernels and one disk image, built on this machine

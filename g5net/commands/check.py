@@ -6,9 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from . import add_source
-from .. import check
+from ..analysis import check
 from ..report import runs
+from . import add_source
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Evaluate the bounds and relations of an expectations file (TOML) on the "
                     "metrics.json of every run SOURCE holds (one run directory, a sweep "
                     "directory, or a folder of run directories). "
-                    "The file format is described in g5net/check.py and shown by "
+                    "The file format is described in g5net/analysis/check.py and shown by "
                     "results/expectations/quickstart.toml.",
         epilog="Exit status: 0 every check holds, 1 a check failed (one line per failure, "
                "naming the check), 2 the expectations file is malformed (the message names "

@@ -7,10 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+from ..analysis import table
+from ..analysis.long_table import long_table
+from ..runs import store
+from ..runs.locate import locate
 from . import add_source
-from .. import store, table
-from ..locate import locate
-from ..long_table import long_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

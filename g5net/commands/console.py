@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..engines.gem5.boards import board_names, console_socket
 from ..errors import CorruptRunError, G5netError
-from ..rundir import TMP_PREFIX, RunDir, read_record
+from ..runs.rundir import TMP_PREFIX, RunDir, read_record
 from ..spec import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet

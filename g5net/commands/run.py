@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import engines, run, spec as specmod
+from .. import engines
+from .. import spec as specmod
 from ..engines.gem5 import gem5_args
-from . import add_gem5_args
 from ..errors import EngineError
+from ..runs import execute as run
+from . import add_gem5_args
 
 DEFAULT_STORE = Path("results")
 

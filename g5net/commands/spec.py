@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..reference_docs import spec_markdown
-from ..spec_schema import schema
+from ..model.schema import schema
+from ..report.reference_docs import spec_markdown
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import run_record
 from ..errors import ReportError, StatsParseError
-from ..rundir import RunDir
+from ..runs import record as run_record
+from ..runs.rundir import RunDir
 from ..spec import NAME_PATTERN
 from ..stats import Dump, Stat, iter_dumps, read_dump
 from ..stats.units import split_unit

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from . import add_source
-from .. import store, sweepdir
-from ..locate import locate
 from ..runners import lock, slurm
-from ..sweepdir import Plan, SweepDir
+from ..runs import store, sweepdir
+from ..runs.locate import locate
+from ..runs.sweepdir import Plan, SweepDir
+from . import add_source
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from .. import runners
 from ..report import runs as runsmod
-from ..study import catalog, results
+from ..study import builtin as catalog
+from ..study import results
 from ..study.report import results_label, write
-from . import add_gem5_args, sweep as sweepcmd
+from . import add_gem5_args
+from . import sweep as sweepcmd
 
 EPILOG = """\
 A study is a folder under studies/ (study.toml says what it holds): the sweep

@@ -11,13 +11,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .. import rundir, runners, store, sweep as sweepmod, sweepdir
+from .. import runners
 from ..engines.gem5 import checkpoints, gem5_args
-from . import add_gem5_args
-from ..runners import local, lock, plan as planmod, slurm
-from ..runners.display import Display
 from ..errors import UsageError
-from ..sweepdir import SweepDir
+from ..model import sweep as sweepmod
+from ..runners import local, lock, slurm
+from ..runners import plan as planmod
+from ..runners.display import Display
+from ..runs import rundir, store, sweepdir
+from ..runs.sweepdir import SweepDir
+from . import add_gem5_args
 
 EPILOG = """\
 The [sweep] table of SPEC (see examples/sweep-quick.toml):

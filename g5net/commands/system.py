@@ -9,12 +9,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .. import run, spec as specmod, system
-from ..engines.gem5 import gem5_args
-from . import add_gem5_args
-from ..engines.gem5 import Gem5Engine
+from .. import spec as specmod
+from ..engines.gem5 import Gem5Engine, gem5_args
 from ..engines.gem5.boards import board_names
 from ..errors import Gem5Error
+from ..runs import execute as run
+from ..stats import system
+from . import add_gem5_args
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -1,8 +1,8 @@
-"""What every engine provides; the run layer (`g5net.run`) drives it.
+"""What every engine provides; the run layer (`g5net.runs.execute`) drives it.
 
 An engine never reads TOML: it receives a validated `Spec`, the artifacts to
 boot, and the `RunDir` to write into, and reports what happened as an
-`Outcome`. Classifying that outcome into a run status is `g5net.run`'s job.
+`Outcome`. Classifying that outcome into a run status is `g5net.runs.execute`'s job.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import atomic
 from ..artifacts import Image, Kernel, cache_dir
 from ..artifacts.cache import sha256_file
-from ..rundir import RunDir
+from ..machine import atomic
+from ..runs.rundir import RunDir
 from ..spec import Spec
 
 Progress = Callable[[str], None]

@@ -21,8 +21,8 @@ from pathlib import Path
 from ..errors import EngineError
 from ..guest import job
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
-from ..local_ports import free_ports, listening_ports
-from ..rundir import RunDir
+from ..machine.local_ports import free_ports, listening_ports
+from ..runs.rundir import RunDir
 from ..spec import Host, Spec
 from . import qemu_switch
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from matplotlib.ticker import FuncFormatter
 
-from ..profile import CATEGORIES
+from ..metrics.profile import CATEGORIES
 from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, bytes_label, plt, save, style
 from .runs import Run, independent, label, partners, varying

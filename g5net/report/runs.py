@@ -1,4 +1,4 @@
-"""The runs of a run, sweep or folder of runs (g5net/locate.py), as reports and
+"""The runs of a run, sweep or folder of runs (g5net/runs/locate.py), as reports and
 checks see them: each run's `run.json` (`spec`, `status`) and `metrics.json`.
 A run's parameters are its resolved spec flattened to the dotted paths that
 sweeps use: `workloads.stream.msg_bytes`, `link.speed_gbps`, and
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError, ReportError
-from ..locate import Located, locate
-from ..rundir import RunDir, read_record
-from ..store import warn_skipped
+from ..runs.locate import Located, locate
+from ..runs.rundir import RunDir, read_record
+from ..runs.store import warn_skipped
 from ..spec import AGGREGATE
 
 # Labels, not parameters: they never make two runs different points.
@@ -95,7 +95,7 @@ def load_run(path: Path) -> Run:
 
 
 def load(source: Path) -> list[Run]:
-    """The runs `source` names (g5net/locate.py), by name; damaged ones are
+    """The runs `source` names (g5net/runs/locate.py), by name; damaged ones are
     skipped with a warning, unless every one is."""
     return intact(locate(source))
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..profile import CATEGORIES
+from ..metrics.profile import CATEGORIES
 from .runs import Run, label, varying
 
 

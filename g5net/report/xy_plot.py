@@ -20,10 +20,10 @@ from typing import Any
 from matplotlib.ticker import NullLocator
 
 from ..errors import ReportError
-from ..metric_units import unit_of
+from ..metrics.units import unit_of
 from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, bytes_label, plt, save, style
-from .runs import Run, follows, fmt_value, label, partners, short, varying
+from .runs import Run, fmt_value, follows, label, partners, short, varying
 
 LINE_STYLES = ("-", "--", ":", "-.")
 DODGE = 0.012  # of the x range (of a doubling, on a log axis) between neighbouring series

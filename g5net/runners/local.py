@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import IO
 
-from .. import store
-from ..parent_death import die_with_parent
+from ..machine.parent_death import die_with_parent
+from ..runs import store
+from ..runs.sweepdir import PlannedPoint, SweepDir
 from .display import Display
-from ..sweepdir import PlannedPoint, SweepDir
 
 POLL_S = 0.1
 # The first workers start this far apart. Points of one sweep take about the

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import RunnerError
-from ..sweepdir import SweepDir
+from ..runs.sweepdir import SweepDir
 
 
 @contextlib.contextmanager

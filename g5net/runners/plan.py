@@ -1,14 +1,14 @@
 """Planning a sweep: every point's resolved spec and run id, fixed before any
 point runs (its artifacts and engines resolved once, here, so that workers
-never build). The plan is kept in the sweep directory (g5net/sweepdir.py)."""
+never build). The plan is kept in the sweep directory (g5net/runs/sweepdir.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import EngineError, SpecError
-from ..sweep import Sweep
-from ..sweepdir import Plan, PlannedPoint
+from ..model.sweep import Sweep
+from ..runs.sweepdir import Plan, PlannedPoint
 
 if TYPE_CHECKING:
     from ..engines.base import Artifacts, EngineInfo
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool = True) -> Plan:
     """Resolve artifacts and engines once, here, so that workers never build."""
     # Imported here: status and collect read plans where no engine is installed.
-    from .. import engines, run
+    from .. import engines
+    from ..runs import execute as run
     infos: dict[str, EngineInfo] = {}
     arts: dict[tuple[str, ...], Artifacts] = {}
     points = []

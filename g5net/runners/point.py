@@ -13,9 +13,10 @@ import signal
 import sys
 from pathlib import Path
 
-from .. import run, store
 from ..errors import G5netError, RunnerError
-from ..sweepdir import SweepDir, read
+from ..runs import execute as run
+from ..runs import store
+from ..runs.sweepdir import SweepDir, read
 
 
 def _terminate(signum: int, frame) -> None:

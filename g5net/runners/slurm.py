@@ -18,10 +18,11 @@ import time
 from collections import Counter
 from typing import Any, Mapping
 
-from .. import atomic, store
 from ..errors import RunnerError
+from ..machine import atomic
+from ..runs import store
+from ..runs.sweepdir import Plan, PlannedPoint, SweepDir
 from .display import Display
-from ..sweepdir import Plan, PlannedPoint, SweepDir
 
 POLL_S = 5.0
 QUEUED = ("PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
 from ..report.runs import Run, fmt_value, selected  # noqa: E402
-from .catalog import Figure, metric  # noqa: E402
+from .builtin import Figure, metric  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
 
 Series = dict[str, list[tuple[float, float]]]

@@ -2,7 +2,7 @@
 evaluated on the study's runs.
 
 A finding's relation compares pairs of runs that differ only in one key
-(g5net/check.py). Every comparison holds: "yes"; some: "partly"; none: "no";
+(g5net/analysis/check.py). Every comparison holds: "yes"; some: "partly"; none: "no";
 nothing to compare (the metric is missing, or the scale lacks the points):
 "not measured"; a finding with no relation: "not modelled" (the study says
 why). The g5net column gives the measured sides: the median ratio left/right
@@ -19,10 +19,10 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import check
+from ..analysis import check
 from ..errors import StudyError
 from ..report.runs import Run
-from .catalog import Finding, Study, metric
+from .builtin import Finding, Study, metric
 
 VERDICTS = ("yes", "partly", "no", "measured", "not measured", "not modelled")
 

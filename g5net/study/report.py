@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import atomic
+from ..machine import atomic
 from ..report import runs as runsmod
 from ..report.runs import Run, fmt_value, selected, short, varying
 from . import figures, findings, paper
-from .catalog import Study, Table, metric
+from .builtin import Study, Table, metric
 from .results import PROVENANCE
 
 REPORT = "report.md"

@@ -17,11 +17,17 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import atomic, run_metrics, spec as specmod
-from ..engines.gem5.config_files import SAMPLED_CONFIG, configs_digest, sampled_config_digest
+from .. import spec as specmod
+from ..engines.gem5.config_files import (
+    SAMPLED_CONFIG,
+    configs_digest,
+    sampled_config_digest,
+)
 from ..errors import StudyError
-from ..locate import locate
-from .catalog import Study
+from ..machine import atomic
+from ..metrics import derive as run_metrics
+from ..runs.locate import locate
+from .builtin import Study
 
 PROVENANCE = "provenance.json"
 KEPT = ("run.json", "results.json")

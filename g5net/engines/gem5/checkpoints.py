@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...artifacts import cache_dir
-from ...rundir import console_name
+from ...runs.rundir import console_name
 from ...spec import Host
 from .contract import BOOT_HOST_KEYS
 

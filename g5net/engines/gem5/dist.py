@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...errors import Gem5Error
-from ...local_ports import free_ports
+from ...machine.local_ports import free_ports
 from ...spec import Spec
 from . import wakeups
 from .boards import console_file

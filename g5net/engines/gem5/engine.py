@@ -25,24 +25,37 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ... import atomic
 from ...artifacts.cache import locked, staging
 from ...errors import Gem5Error
 from ...guest import job
 from ...guest.protocol import BOOTED, checkpoint_stub
-from ...rundir import RunDir
+from ...machine import atomic
+from ...runs.rundir import RunDir
 from ...spec import Spec
 from ...stats import merge as stats_merge
 from ...stats import pc_samples
-from ...system import TICKS_PER_S
+from ...stats.system import TICKS_PER_S
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
 from . import dist, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
-from .config_files import HOSTS_CONFIG, SAMPLED_CONFIG, configs_digest, dist_config_digest, sampled_config_digest
+from .config_files import (
+    HOSTS_CONFIG,
+    SAMPLED_CONFIG,
+    configs_digest,
+    dist_config_digest,
+    sampled_config_digest,
+)
 from .contract import ExitStatus, Phase
 from .probe import ENV_BINARY, FAST, Gem5Build, find_binary, probe
-from .process import BOOT_STALL, Gem5Result, Stall, classify_failure, read_text, run_gem5
+from .process import (
+    BOOT_STALL,
+    Gem5Result,
+    Stall,
+    classify_failure,
+    read_text,
+    run_gem5,
+)
 from .run_config import host_cmdlines, run_config
 
 # gem5's X86Board maps RAM below its 3 GiB I/O hole only.

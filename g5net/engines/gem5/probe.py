@@ -10,12 +10,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ... import atomic
 from ...artifacts import cache_dir
 from ...errors import Gem5Error
+from ...machine import atomic
 from ..base import file_digest
-from .contract import PROBE_MARK
 from .config_files import PROBE_CONFIG
+from .contract import PROBE_MARK
 from .process import tail
 
 ENV_BINARY = "G5NET_GEM5"

@@ -12,9 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...guest.protocol import BOOTED, panic_line
-from ...parent_death import die_with_parent
+from ...machine.parent_death import die_with_parent
 from .config_files import HOSTS_CONFIG
-from .contract import PROGRESS_NAME, REPORT_NAME, ContractError, ExitStatus, Progress, Report
+from .contract import (
+    PROGRESS_NAME,
+    REPORT_NAME,
+    ContractError,
+    ExitStatus,
+    Progress,
+    Report,
+)
 
 LOG_TAIL_CHARS = 3000
 KILL_GRACE_S = 10

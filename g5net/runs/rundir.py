@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import atomic
-from .errors import CorruptRunError
+from ..errors import CorruptRunError
+from ..machine import atomic
 
 RUN_JSON = "run.json"
 TMP_PREFIX = ".tmp-"

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from . import spec as specmod
-from .errors import SpecError
-from .spec import Spec
+from .. import spec as specmod
+from ..errors import SpecError
+from ..spec import Spec
 
 ZIP = "zip"
 DERIVE = "derive"

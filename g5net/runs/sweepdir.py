@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import atomic, rundir, spec as specmod
-from .errors import RunnerError
-from .runners.resources import Resources
-from .spec import Spec
-from .sweep import Point
+from .. import spec as specmod
+from ..errors import RunnerError
+from ..machine import atomic
+from ..model.sweep import Point
+from ..runners.resources import Resources
+from ..spec import Spec
+from . import rundir
 
 PLAN_VERSION = 1
 

@@ -1,6 +1,6 @@
 """docs/spec.md and docs/metrics.md, made from the code that defines them:
-the spec's dataclasses (g5net/spec_keys.py) and the metric catalogues
-(g5net/metric_units.py, g5net/stats/catalogue.py). `python scripts/gen_docs.py`
+the spec's dataclasses (g5net/model/keys.py) and the metric catalogues
+(g5net/metrics/units.py, g5net/stats/catalogue.py). `python scripts/gen_docs.py`
 writes them; a test fails when the committed ones differ.
 """
 
@@ -11,10 +11,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .metric_units import CATALOGUE, SOURCES
-from .spec_keys import Key, tables
-from .stats.catalogue import CATALOGUE as GEM5_CATALOGUE
-from .stats.catalogue import Metric
+from ..metrics.units import CATALOGUE, SOURCES
+from ..model.keys import Key, tables
+from ..stats.catalogue import CATALOGUE as GEM5_CATALOGUE
+from ..stats.catalogue import Metric
 
 REGENERATE = "python scripts/gen_docs.py"
 _TYPE_NAMES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean",
@@ -81,7 +81,7 @@ def _stat_names(m: Metric) -> str:
 
 def metrics_markdown() -> str:
     out = _header("Metrics reference",
-                  "g5net/metric_units.py and g5net/stats/catalogue.py")
+                  "g5net/metrics/units.py and g5net/stats/catalogue.py")
     out += ["A run's `metrics.json` holds, per host and workload, the metrics below (a metric",
             "that could not be measured is absent, never 0); `g5net.load` gives them a `unit`",
             "column. Values are as measured: `cpu_util` is a fraction, shares are percent.", ""]

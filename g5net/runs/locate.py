@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StoreError
+from ..errors import StoreError
 from .rundir import SET_ASIDE, TMP_PREFIX, RunDir
 from .sweepdir import SweepDir
 

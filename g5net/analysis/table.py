@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import RunnerError
+from ..errors import RunnerError
 
 
 def write_csv(path: Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:

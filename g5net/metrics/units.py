@@ -1,4 +1,4 @@
-"""What each metric of a run's `metrics.json` is (g5net/run_metrics.py writes
+"""What each metric of a run's `metrics.json` is (g5net/metrics/derive.py writes
 them): its unit, where it comes from and what it means. `g5net.load`'s `unit`
 column and docs/metrics.md are read from here.
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..stats.catalogue import METRICS as GEM5_METRICS
+from .derive import GEM5_DERIVED, GEM5_PER_PKT, GUEST_CLOCKED, SUMMED
 from .profile import CATEGORIES
-from .run_metrics import GEM5_DERIVED, GEM5_PER_PKT, GUEST_CLOCKED, SUMMED
-from .stats.catalogue import METRICS as GEM5_METRICS
 
 # Where a metric comes from.
 SOURCES = {
@@ -22,7 +22,7 @@ SOURCES = {
             "g5net/stats/catalogue.py says (gem5 runs only)",
     "profile": "where the CPU time of a workload goes: gem5's program-counter samples where "
                "the spec sets `experiment.pc_sample_us` (unperturbed), else the guest's kernel "
-               "function profile of a workload with `profile = true` (g5net/profile.py; "
+               "function profile of a workload with `profile = true` (g5net/metrics/profile.py; "
                "metrics.json's `breakdown` says which)",
     "aggregate": "every client of a workload together: metrics.json's `aggregate`, under "
                  "host `aggregate`",

@@ -1,6 +1,6 @@
 """The metrics of a run, a sweep or a folder of runs as one long (tidy) table:
 one row per run x host x workload x metric, with the swept parameters as
-columns and each metric's unit (g5net/metric_units.py). `g5net.load` makes
+columns and each metric's unit (g5net/metrics/units.py). `g5net.load` makes
 it a DataFrame; `g5net collect --long` writes it.
 
 Runs are read as reports read them (g5net/report/runs.py). The parameter
@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .locate import locate
-from .metric_units import unit_of
-from .report.runs import Run, intact, varying
-from .spec import AGGREGATE
-from .sweepdir import read
+from ..metrics.units import unit_of
+from ..report.runs import Run, intact, varying
+from ..runs.locate import locate
+from ..runs.sweepdir import read
+from ..spec import AGGREGATE
 
 LEAD = ("run", "status")
 TAIL = ("host", "workload", "metric", "value", "unit")
@@ -56,7 +56,7 @@ def rows(runs: Sequence[Run], keys: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def long_table(source: Path) -> tuple[list[str], list[dict[str, Any]]]:
-    """(columns, rows) of the runs `source` names (g5net/locate.py)."""
+    """(columns, rows) of the runs `source` names (g5net/runs/locate.py)."""
     found = locate(source)
     runs = intact(found)
     keys = parameters(runs, read(found.sweep).parameters if found.sweep else ())

@@ -11,7 +11,7 @@ import configparser
 from pathlib import Path
 from typing import Any
 
-from .errors import G5netError
+from ..errors import G5netError
 
 TICKS_PER_S = 10**12
 # Crossbars that keep caches coherent: where DMA meets the CPUs' memory traffic.

@@ -14,11 +14,15 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from . import artifacts, atomic, engines, run_metrics, run_record, rundir
-from .engines.base import Artifacts, EngineInfo, Outcome, Progress
-from .errors import GuestError, OutputError, os_error_text
-from .guest import results as guest_results
-from .spec import Spec
+from .. import artifacts, engines
+from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
+from ..errors import GuestError, OutputError, os_error_text
+from ..guest import results as guest_results
+from ..machine import atomic
+from ..metrics import derive as run_metrics
+from ..spec import Spec
+from . import record as run_record
+from . import rundir
 
 CONSOLE_TAIL_CHARS = 3000
 

@@ -1,8 +1,8 @@
-"""What a run's `run.json` says, built in this one place: by `g5net.run` for a
+"""What a run's `run.json` says, built in this one place: by `g5net.runs.execute` for a
 run it executes, and by the sweep's run store for a point whose worker died
 before it could write one.
 
-    run_id, name, status        the run's identity and outcome (g5net/run.py lists the statuses)
+    run_id, name, status        the run's identity and outcome (g5net/runs/execute.py lists the statuses)
     g5net_version, host         what ran it, and where (node, user)
     g5net_revision              the git commit of the checkout it ran from (-dirty: with
                                 changes); null from an installed wheel
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from . import __version__, home
+from .. import __version__, home
 
 
 def now() -> str:

@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from . import spec
+from .. import spec
 
 # The spec.py annotations (strings, under `from __future__ import annotations`).
 TYPES = ("str", "int", "float", "bool", "list", "dict")

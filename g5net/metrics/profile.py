@@ -36,10 +36,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .errors import GuestError
-from .guest.job import PROFILE_START
-from .guest.results import USER_HZ
-from .stats.pc_samples import USER_MODE
+from ..errors import GuestError
+from ..guest.job import PROFILE_START
+from ..guest.results import USER_HZ
+from ..stats.pc_samples import USER_MODE
 
 DRIVER, STACK, SOCKET, BUFFER, COPY, KERNEL, APPLICATION = (
     "driver", "stack", "socket", "buffer", "copy", "kernel", "application")

@@ -15,7 +15,7 @@ An expectations file is TOML::
 
     # Relations: points of a sweep against each other.
     [[relation]]
-    by = "host.nic.attach"                   # a sweep path (see g5net.sweep)
+    by = "host.nic.attach"                   # a sweep path (see g5net.model.sweep)
     expect = ["integrated.throughput_mbps >= pcie.throughput_mbps"]
     name = "inic-faster"                     # optional: what a study's finding cites
 
@@ -48,9 +48,9 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from .errors import CheckError
-from .report.runs import Run, fmt_value, independent, selected
-from .spec import AGGREGATE
+from ..errors import CheckError
+from ..report.runs import Run, fmt_value, independent, selected
+from ..spec import AGGREGATE
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt,

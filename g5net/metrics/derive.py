@@ -18,14 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import profile, run_record
-from .guest.results import USER_HZ
-from .rundir import RunDir
-from .spec import Spec
-from .stats import host_metrics, iter_dumps
-from .stats import pc_samples
-from .stats.cpu_time import per_core, per_cpu
-from .stats.splits import DESCRIPTIONS as SPLITS, splits
+from ..guest.results import USER_HZ
+from ..runs import record as run_record
+from ..runs.rundir import RunDir
+from ..spec import Spec
+from ..stats import host_metrics, iter_dumps, pc_samples
+from ..stats.cpu_time import per_core, per_cpu
+from ..stats.splits import DESCRIPTIONS as SPLITS
+from ..stats.splits import splits
+from . import profile
 
 # Carried over from the workload's own report when present.
 _MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct",

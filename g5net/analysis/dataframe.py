@@ -1,5 +1,5 @@
 """`g5net.load`: the metrics of a run, a sweep or a folder of runs as a pandas
-DataFrame (g5net/long_table.py says which rows and columns). pandas is an
+DataFrame (g5net/analysis/long_table.py says which rows and columns). pandas is an
 optional extra, imported only here."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .errors import ReportError
+from ..errors import ReportError
 from .long_table import long_table
 
 

@@ -1,6 +1,6 @@
 """A JSON Schema (draft 2020-12) of a spec file, for editors that check TOML
 against one (`g5net spec --schema > g5net-spec.schema.json`). Made from the
-walk of g5net/spec_keys.py. It checks what one key at a time can show
+walk of g5net/model/keys.py. It checks what one key at a time can show
 (names, types, choices, ranges); how keys combine (peers, CPU lists, a
 sweep's paths) only g5net itself checks.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import spec
-from .spec_keys import Key, Table, tables
+from .. import spec
+from .keys import Key, Table, tables
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean",
@@ -54,7 +54,7 @@ def _sweep() -> dict[str, Any]:
             "description": "the values this dotted path takes, one point each"}
     return {
         "type": "object",
-        "description": "axes: \"dotted.path\" = [values] (g5net/sweep.py)",
+        "description": "axes: \"dotted.path\" = [values] (g5net/model/sweep.py)",
         "properties": {
             "zip": {"type": "array", "items": {"type": "array", "items": {"type": "string"},
                                                "minItems": 2},

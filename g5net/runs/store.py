@@ -17,8 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import run_record, rundir
-from .errors import CorruptRunError, RunnerError
+from ..errors import CorruptRunError, RunnerError
+from . import record as run_record
+from . import rundir
 from .locate import Located
 from .sweepdir import Plan, PlannedPoint, SweepDir, read
 

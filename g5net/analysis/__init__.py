@@ -1,0 +1,1 @@
+"""Reading many runs back: a DataFrame, the long table, collected tables, expectations."""
