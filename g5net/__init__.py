@@ -2,6 +2,8 @@
 
     import g5net
     df = g5net.load("results/sweep-quick")   # a run, a sweep or a folder of runs
+
+docs/python.md shows each function at work.
 """
 
 from __future__ import annotations
@@ -12,9 +14,32 @@ from typing import Any
 # The one version source (pyproject.toml reads it).
 __version__ = "0.2.0"
 
+# pandas and the readers are imported only when a function is called: `import
+# g5net` stays as quick as the command line's start.
+
 
 def load(path: str | Path, *, wide: bool = False) -> Any:
-    """The metrics of a run, sweep or folder of runs as a pandas DataFrame
-    (g5net/analysis/dataframe.py); pandas is imported only when this is called."""
+    """The metrics of a run, sweep or folder of runs (at any depth) as a pandas
+    DataFrame, one row per run, host, workload and metric (g5net/analysis/dataframe.py)."""
     from .analysis.dataframe import load as load_frame
     return load_frame(path, wide=wide)
+
+
+def load_curves(path: str | Path) -> Any:
+    """The NetPIPE curves of a run, sweep or folder of runs: one row per run,
+    host, workload and message size."""
+    from .analysis.dataframe import load_curves as load_curve_frame
+    return load_curve_frame(path)
+
+
+def load_stats(run: str | Path) -> Any:
+    """The gem5 statistics of one run directory: one row per dump and stat."""
+    from .analysis.dataframe import load_stats as load_stats_frame
+    return load_stats_frame(run)
+
+
+def study_results(name: str) -> Path:
+    """The folder of a built-in study's committed results (`g5net study list`
+    names them), for `load`: `g5net.load(g5net.study_results("niagara2-nic"))`."""
+    from .study.builtin import load as load_study
+    return load_study(name).results

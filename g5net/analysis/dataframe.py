@@ -1,6 +1,8 @@
-"""`g5net.load`: the metrics of a run, a sweep or a folder of runs as a pandas
-DataFrame (g5net/analysis/long_table.py says which rows and columns). pandas is an
-optional extra, imported only here."""
+"""The tables of g5net/analysis/ as pandas DataFrames: `g5net.load` (metrics,
+g5net/analysis/long_table.py), `g5net.load_curves` (NetPIPE curves,
+g5net/analysis/curves.py) and `g5net.load_stats` (a run's gem5 statistics,
+g5net/analysis/stats_table.py). pandas is an optional extra, imported only
+here."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReportError
+from .curves import curve_table
 from .long_table import long_table
+from .stats_table import COLUMNS as STATS_COLUMNS
+from .stats_table import stats_rows
 
 
 def _pandas() -> Any:
@@ -40,3 +45,16 @@ def load(path: str | Path, *, wide: bool = False) -> Any:
     out.attrs["units"] = {m: units[m] for m in out.columns if m in units}
     return out
 
+
+def load_curves(path: str | Path) -> Any:
+    """The NetPIPE curves of the runs at `path`: one row per run, host, workload
+    and message size (msg_bytes, latency_us, throughput_mbps), with the run's
+    parameters as in `load`."""
+    columns, rows = curve_table(Path(path))
+    return _pandas().DataFrame(rows, columns=columns)
+
+
+def load_stats(run: str | Path) -> Any:
+    """The gem5 statistics of the run directory `run`: one row per dump and stat
+    (dump, workload, host, name, value, unit, description)."""
+    return _pandas().DataFrame(stats_rows(Path(run)), columns=list(STATS_COLUMNS))

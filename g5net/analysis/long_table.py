@@ -8,7 +8,8 @@ columns are a sweep's planned axes and derived keys (so that a sweep keeps
 its columns while its first points run) and every other key that varies
 across the runs, named as sweeps name them (`host.nic.mtu`,
 `workloads.stream.msg_bytes`). Host `aggregate` is every client of a
-workload together (metrics.json's `aggregate`).
+workload together (metrics.json's `aggregate`), under the clients' own metric
+names: the sum of their rates and counts, the mean of their latencies.
 """
 
 from __future__ import annotations
@@ -40,24 +41,51 @@ def parameters(runs: Sequence[Run], planned: Sequence[str] = ()) -> list[str]:
     return list(dict.fromkeys([*planned, *varying(runs)]))
 
 
+def head(run: Run, keys: Sequence[str]) -> dict[str, Any]:
+    """The columns that name `run` in a row: its name, status and parameters `keys`."""
+    return {"run": run.name, "status": run.status, **{k: _param(run, k) for k in keys}}
+
+
 def rows(runs: Sequence[Run], keys: Sequence[str]) -> list[dict[str, Any]]:
     """Every numeric metric of `runs`, in run, host, workload and metric order;
     per-flow and breakdown tables are not metrics and stay out."""
     out = []
     for run in runs:
-        head = {"run": run.name, "status": run.status, **{k: _param(run, k) for k in keys}}
+        named = head(run, keys)
         for host in [*run.hosts, AGGREGATE]:
             for workload, metrics in run.metrics_of(host).items():
                 for metric, value in metrics.items():
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
-                        out.append({**head, "host": host, "workload": workload, "metric": metric,
+                        if host == AGGREGATE:
+                            metric = combined_name(metric)
+                        out.append({**named, "host": host, "workload": workload, "metric": metric,
                                     "value": value, "unit": unit_of(metric)})
     return out
 
 
-def long_table(source: Path) -> tuple[list[str], list[dict[str, Any]]]:
-    """(columns, rows) of the runs `source` names (g5net/runs/locate.py)."""
+# How metrics.json names the clients' figures combined: by how they combine.
+COMBINED = ("_sum", "_mean")
+
+
+def combined_name(metric: str) -> str:
+    """The name of an aggregate metric in the table: the clients' own metric
+    (`throughput_mbps` for metrics.json's `throughput_mbps_sum`, `latency_us`
+    for `latency_us_mean`), so that host `aggregate` shares its columns with
+    the hosts in the wide form; `latency_us_max` and `clients` stay."""
+    for suffix in COMBINED:
+        if metric.endswith(suffix):
+            return metric[:-len(suffix)]
+    return metric
+
+
+def runs_and_keys(source: Path) -> tuple[list[Run], list[str]]:
+    """The intact runs `source` names (g5net/runs/locate.py) and their parameter columns."""
     found = locate(source)
     runs = intact(found)
-    keys = parameters(runs, read(found.sweep).parameters if found.sweep else ())
+    return runs, parameters(runs, read(found.sweep).parameters if found.sweep else ())
+
+
+def long_table(source: Path) -> tuple[list[str], list[dict[str, Any]]]:
+    """(columns, rows) of the runs `source` names."""
+    runs, keys = runs_and_keys(source)
     return [*LEAD, *keys, *TAIL], rows(runs, keys)

@@ -4,8 +4,8 @@
 - a run directory (it holds run.json): that run;
 - a sweep directory, as `g5net sweep --out DIR` writes it (sweep.json and
   runs/): its runs, and its plan;
-- any other folder holding run directories (`results/` after several
-  `g5net run`): those runs.
+- any other folder with run directories at any depth (`results/` after
+  several `g5net run` and sweeps, `studies/`): those runs.
 
 Runs still being written (`.tmp-*`) and damaged runs a sweep moved aside
 (`*.corrupt-<n>`) are never among them.
@@ -13,6 +13,7 @@ Runs still being written (`.tmp-*`) and damaged runs a sweep moved aside
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from .sweepdir import SweepDir
 
 KINDS = ("run", "sweep", "folder")
 FORMS = ("a run directory (run.json), a sweep directory (sweep.json and runs/) or a "
-         "folder of run directories (*/run.json)")
+         "folder with run directories at any depth")
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,26 @@ class Located:
 
 
 def _runs_in(folder: Path) -> tuple[RunDir, ...]:
-    return tuple(RunDir(p.parent) for p in sorted(folder.glob("*/run.json"))
-                 if not p.parent.name.startswith(TMP_PREFIX) and SET_ASIDE not in p.parent.name)
+    return tuple(RunDir(p.parent) for p in sorted(folder.glob("*/run.json")) if _committed(p.parent))
+
+
+def _committed(path: Path) -> bool:
+    return not path.name.startswith(TMP_PREFIX) and SET_ASIDE not in path.name
+
+
+def _runs_below(folder: Path) -> tuple[RunDir, ...]:
+    """Every committed run at any depth under `folder`, by path: a run directory
+    is not searched further (its m5out/ holds no runs), nor is a half-made one."""
+    found = []
+    for top, dirs, _ in os.walk(folder):
+        here = Path(top)
+        if here != folder and RunDir(here).run_json.is_file():
+            if _committed(here):
+                found.append(RunDir(here))
+            dirs.clear()
+        else:
+            dirs[:] = sorted(d for d in dirs if _committed(here / d))
+    return tuple(sorted(found, key=lambda rd: rd.path))
 
 
 def locate(path: Path) -> Located:
@@ -55,9 +74,9 @@ def locate(path: Path) -> Located:
     if not path.is_dir():
         why = "not a directory" if path.exists() else "no such directory"
         raise StoreError(f"{path}: {why}: give {FORMS}")
-    runs = _runs_in(path)
+    runs = _runs_below(path)
     if not runs:
         raise StoreError(f"{path}: holds no run: not a run directory (no run.json), a sweep "
-                         f"directory (no sweep.json) or a folder of run directories "
-                         f"(no */run.json)")
+                         f"directory (no sweep.json) or a folder with run directories "
+                         f"at any depth (no run.json below it)")
     return Located(path, "folder", runs)
