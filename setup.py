@@ -26,7 +26,7 @@ class BuildPyWithTree(build_py):
             return  # an editable install runs from the checkout, which has the folders
         tree = Path(self.build_lib) / "g5net" / home.PACKAGED.name
         shutil.rmtree(tree, ignore_errors=True)
-        for name in home.DIRS:
+        for name in home.SHIPPED:
             shutil.copytree(HERE / name, tree / name,
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         for name in GEM5_SIDE:

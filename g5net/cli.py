@@ -18,7 +18,7 @@ from .errors import G5netError, os_error_text
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
-            "stats", "report", "check", "study", "spec", "completion")
+            "stats", "report", "check", "study", "examples", "spec", "completion")
 
 CONVENTIONS = """\
 Every command takes -q (no progress lines on stderr; results and errors still

@@ -2,7 +2,8 @@
 
 g5net needs folders beside its Python code: configs/ (run by gem5),
 workloads/ and disk-images/ (the guest image), kernels/ (the kernel
-fragments), studies/ and examples/. They are found, first match:
+fragments), studies/ and examples/ (a wheel carries results/expectations/
+too). They are found, first match:
 
 1. `$G5NET_HOME`: a folder holding them (a checkout, or a copy of its folders);
 2. the checkout the running package lies in (`pip install -e .`, PYTHONPATH);
@@ -20,6 +21,12 @@ from pathlib import Path
 from .errors import ArtifactError
 
 DIRS = ("configs", "workloads", "kernels", "disk-images", "studies", "examples")
+# What a wheel carries besides: the reference expectations (`g5net check --expect`).
+SHIPPED = (*DIRS, "results/expectations")
+# The folders whose files a user names on the command line (`g5net run
+# examples/quickstart.toml`, `--expect results/expectations/quickstart.toml`):
+# found in g5net's own tree where the working directory has no such file.
+BUNDLED = ("examples", "results/expectations")
 ENV = "G5NET_HOME"
 CHECKOUT = Path(__file__).resolve().parents[1]
 PACKAGED = Path(__file__).resolve().parent / "tree"
@@ -55,6 +62,18 @@ def check(root: Path = REPO) -> None:
     raise ArtifactError(f"g5net's own files are not where it looks: {where} has no "
                         f"{', '.join(d + '/' for d in gone)}; ${ENV} must name a folder holding "
                         f"{', '.join(d + '/' for d in DIRS)}, such as a g5net checkout")
+
+
+def bundled(path: Path) -> Path:
+    """`path` as given, or g5net's own copy of it where it names a file under one
+    of BUNDLED that the working directory lacks: the examples in every
+    `--help` work from any folder, with an installed g5net too."""
+    if path.exists() or path.is_absolute():
+        return path
+    own = REPO / path
+    if any(path.as_posix().startswith(d + "/") for d in BUNDLED) and own.is_file():
+        return own
+    return path
 
 
 @functools.cache

@@ -18,8 +18,6 @@ NO_JSON = {
     "spec": "prints the reference as Markdown; --schema is its JSON form",
     "completion": "prints a shell script",
     "artifacts build": "being reworked beside this change (issue 15, item 9)",
-    "study run": "its output is g5net sweep's, whose --json is its JSON form",
-    "study save": "prints one line: the folder and how many runs it saved",
 }
 
 

@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .. import home
+
+
+def bundled_file(text: str) -> Path:
+    """An argparse type for a spec or expectations file: as typed, or the copy in
+    g5net's own tree of `examples/NAME.toml` (g5net/home.py's bundled)."""
+    return home.bundled(Path(text))
+
 
 def add_source(p: argparse.ArgumentParser) -> None:
     """The positional SOURCE of every command that reads runs (g5net/runs/locate.py)."""

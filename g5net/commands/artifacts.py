@@ -11,6 +11,7 @@ from .. import artifacts
 from ..artifacts.cache import human_size
 from ..errors import ArtifactError
 from ..model import sweep
+from . import bundled_file
 
 DESCRIPTION = """\
 Every guest boots one of two kernels and one disk image, built on this machine
@@ -56,7 +57,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--kernel", choices=(*artifacts.VARIANTS, "all"),
                    help="build this kernel variant ('all': every variant)")
     b.add_argument("--image", action="store_true", help="build the disk image")
-    b.add_argument("--for", dest="for_specs", metavar="SPEC", type=Path, nargs="+", default=[],
+    b.add_argument("--for", dest="for_specs", metavar="SPEC", type=bundled_file, nargs="+", default=[],
                    help="build the kernels and image these specs boot (every point of a [sweep])")
     b.set_defaults(func=build)
 

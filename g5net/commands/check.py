@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from ..analysis import check
 from ..report import runs
-from . import add_source
+from . import add_source, bundled_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source(p)
-    p.add_argument("--expect", type=Path, required=True, metavar="FILE.toml", help="expectations file")
+    p.add_argument("--expect", type=bundled_file, required=True, metavar="FILE.toml", help="expectations file")
     p.add_argument("--json", action="store_true",
                    help="print {\"failures\": [line, ...], \"compared\", \"runs\"} as JSON")
     p.set_defaults(func=main)

@@ -13,7 +13,7 @@ from .. import spec as specmod
 from ..engines.gem5 import gem5_args
 from ..errors import EngineError
 from ..runs import execute as run
-from . import add_gem5_args
+from . import add_gem5_args, bundled_file
 
 DEFAULT_STORE = Path("results")
 
@@ -29,7 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Example: g5net run examples/quickstart.toml --engine qemu --out results",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", type=Path, metavar="SPEC.toml", help="experiment spec (TOML)")
+    p.add_argument("spec", type=bundled_file, metavar="SPEC.toml", help="experiment spec (TOML)")
     p.add_argument("--engine", choices=("qemu", "gem5", "auto"),
                    help="override experiment.engine from the spec; auto: gem5 where "
                         "`g5net doctor` finds one, else qemu")

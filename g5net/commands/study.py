@@ -39,7 +39,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "list them, run one at a scale, save and report its results.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
-    ls = verbs.add_parser("list", help="the studies, their scales and findings")
+    ls = verbs.add_parser("list", help="the studies, their scales and findings",
+                          epilog="Example: g5net study list --json")
     ls.add_argument("--json", action="store_true", help="print the studies as a JSON list")
     ls.set_defaults(func=_list)
 
@@ -66,26 +67,49 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="points run at once by the local runner (as for g5net sweep)")
     run.add_argument("--dry-run", action="store_true",
                      help="list the points, run ids, boots and the resources each asks for")
+    run.add_argument("--json", action="store_true",
+                     help="with --dry-run: a JSON list, one object per point; else, once the "
+                          "study's sweep ends, its summary as `g5net status --json` prints it")
     run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag,
                      metavar="KEY=VALUE",
                      help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
     add_gem5_args(run)
     run.set_defaults(func=_run)
 
-    save = verbs.add_parser("save", help="commit a finished run's small files under studies/NAME/results")
+    save = verbs.add_parser(
+        "save", help="commit a finished run's small files under studies/NAME/results",
+        description="Replace the study's committed results with the runs of its sweep "
+                    "directory: each run's run.json and results.json, and its metrics.json "
+                    "derived again by this g5net, with provenance.json (gem5 version, configs "
+                    "digest). No stats.txt, consoles or checkpoints: a few hundred KB a point.",
+        epilog="Then: g5net study report NAME.\n"
+               "Example: g5net study save 10gbe --scale quick\n"
+               "         g5net study save 10gbe --from /shared/10gbe-quick --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     save.add_argument("name", help="the study (g5net study list)")
     save.add_argument("--scale", choices=catalog.SCALES, default="quick",
                       help="the scale whose runs to save (default: %(default)s)")
     save.add_argument("--from", dest="source", type=Path, metavar="DIR",
                       help="sweep directory (default: results/studies/NAME-SCALE)")
+    save.add_argument("--json", action="store_true",
+                      help="print {\"results\": folder, \"runs\": count} as JSON")
     save.set_defaults(func=_save)
 
-    report = verbs.add_parser("report", help="figures with the paper's points, and the summary table")
+    report = verbs.add_parser(
+        "report", help="figures with the paper's points, and the summary table",
+        description="Draw the study's figures with the paper's points beside ours and write "
+                    "report.md: every finding with the paper's figure, ours, and whether it "
+                    "is reproduced, with the measured reason. From the committed results "
+                    "unless --from names runs of your own.",
+        epilog="Example: g5net study report niagara2-nic\n"
+               "         g5net study report 10gbe --from results/studies/10gbe-quick --out /tmp/r",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("name", help="the study (g5net study list)")
     report.add_argument("--from", dest="source", type=Path, metavar="DIR",
                         help="a sweep directory or folder of runs (default: the committed results)")
     report.add_argument("--out", type=Path, metavar="DIR",
-                        help="report folder (default: studies/NAME/report)")
+                        help="report folder (default: studies/NAME/report under the working "
+                             "directory: in a checkout's root, the committed report)")
     report.add_argument("--json", action="store_true",
                         help="print the report's path and the summary table's rows as JSON")
     report.set_defaults(func=_report)
@@ -116,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
     argv = ["sweep", str(study.spec(args.scale)), "--runner", args.runner,
             "--out", str(args.out or _default_dir(args.name, args.scale))]
     argv += ["--jobs", str(args.jobs)] * bool(args.jobs) + ["--dry-run"] * args.dry_run
+    argv += ["--json"] * args.json
     argv += ["-q"] * args.quiet + [f"--gem5-arg={a}" for a in args.gem5_arg]
     argv += [f"--slurm-flag={k}={v}" for k, v in args.slurm_flag]
     return sweepcmd.main(cli.build_parser().parse_args(argv))
@@ -124,7 +149,10 @@ def _run(args: argparse.Namespace) -> int:
 def _save(args: argparse.Namespace) -> int:
     study = catalog.load(args.name)
     n = results.save(study, args.scale, args.source or _default_dir(args.name, args.scale))
-    print(f"{study.results}: {n} runs saved")
+    if args.json:
+        print(json.dumps({"results": str(study.results), "runs": n}))
+    else:
+        print(f"{study.results}: {n} runs saved")
     return 0
 
 
@@ -134,7 +162,8 @@ def _report(args: argparse.Namespace) -> int:
         source, label, made = args.source, str(args.source), {}
     else:
         source, label, made = study.results, results_label(study), results.check_current(study)
-    path, rows = write(study, runsmod.load(source), label, made, args.out or study.report_dir)
+    out = args.out or Path("studies") / study.name / study.report_dir.name
+    path, rows = write(study, runsmod.load(source), label, made, out)
     if args.json:
         print(json.dumps({"report": str(path), "findings": [
             {"name": r.finding.name, "finding": r.finding.text, "paper": r.finding.paper,

@@ -20,7 +20,7 @@ from ..runners import plan as planmod
 from ..runners.display import Display
 from ..runs import rundir, store, sweepdir
 from ..runs.sweepdir import SweepDir
-from . import add_gem5_args
+from . import add_gem5_args, bundled_file
 
 EPILOG = """\
 The [sweep] table of SPEC (see examples/sweep-quick.toml):
@@ -69,7 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", type=Path, metavar="SPEC.toml", help="experiment spec with a [sweep] table")
+    p.add_argument("spec", type=bundled_file, metavar="SPEC.toml", help="experiment spec with a [sweep] table")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="sweep directory (default: results/<experiment.name>)")
     p.add_argument("--runner", choices=runners.RUNNERS, default="local",

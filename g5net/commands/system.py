@@ -15,7 +15,7 @@ from ..engines.gem5.boards import board_names
 from ..errors import Gem5Error
 from ..runs import execute as run
 from ..stats import system
-from . import add_gem5_args
+from . import add_gem5_args, bundled_file
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Example: g5net system examples/quickstart-gem5.toml --out /tmp/qs-system",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", type=Path, metavar="SPEC.toml", help="experiment spec (TOML)")
+    p.add_argument("spec", type=bundled_file, metavar="SPEC.toml", help="experiment spec (TOML)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="keep gem5's output (m5out/config.ini, config.json) in DIR "
                         "(default: a temporary directory, removed afterwards)")
