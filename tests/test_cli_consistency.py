@@ -106,3 +106,24 @@ def test_completion_scripts_know_every_command_and_its_flags(shell, marker):
     for name in cli.COMMANDS:
         assert name in done.stdout
     assert "--retry-failed" in done.stdout and "--hue" in done.stdout
+
+
+def test_bash_completes_study_names_and_dump_words(tmp_path):
+    """The generated script in a real bash: what TAB offers after a partial word."""
+    pytest.importorskip("shtab")
+    script = tmp_path / "g5net.bash"
+    script.write_text(subprocess.run([sys.executable, "-m", "g5net", "completion", "bash"],
+                                     cwd=REPO, capture_output=True, text=True, timeout=60,
+                                     check=True).stdout)
+
+    def offered(line):
+        words = line.split(" ")
+        probe = (f'source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; '
+                 f'COMP_LINE="{line}"; COMP_POINT=${{#COMP_LINE}}; _shtab_g5net; '
+                 f'printf "%s\\n" "${{COMPREPLY[@]}}"')
+        done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return sorted(done.stdout.split())
+
+    assert offered("g5net study run ni") == ["niagara2-nic"]
+    assert offered("g5net study report ") == sorted(p.parent.name for p in REPO.glob("studies/*/study.toml"))

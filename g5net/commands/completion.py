@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import G5netError
 
@@ -35,3 +38,12 @@ def main(args: argparse.Namespace) -> int:
 
     print(shtab.complete(build_parser(), shell=args.shell))
     return 0
+
+
+def words(values: Sequence[str]) -> dict[str, Any]:
+    """What shtab completes an argument with: one of `values`, as they stand when
+    the script is generated (set as the argument's `complete` attribute)."""
+    fn = "_g5net_" + hashlib.sha256(" ".join(values).encode()).hexdigest()[:8]
+    listed = " ".join(values)
+    return {"bash": fn, "zsh": f"({listed})",
+            "preamble": {"bash": f'{fn}() {{\n  compgen -W "{listed}" -- "$1"\n}}'}}

@@ -13,6 +13,7 @@ from ..study import builtin as catalog
 from ..study import results
 from ..study.report import results_label, write
 from . import add_gem5_args
+from .completion import words
 from . import sweep as sweepcmd
 
 EPILOG = """\
@@ -39,6 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                    "list them, run one at a scale, save and report its results.",
                        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    studies = words(catalog.names())
     ls = verbs.add_parser("list", help="the studies, their scales and findings",
                           epilog="Example: g5net study list --json")
     ls.add_argument("--json", action="store_true", help="print the studies as a JSON list")
@@ -54,7 +56,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "g5net study report NAME (figures and summary table).\n"
                "Example: g5net study run 10gbe --scale quick",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)")
+    run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)"
+                     ).complete = studies
     run.add_argument("--scale", choices=catalog.SCALES, default="quick",
                      help="quick: one 2-core machine within 90 minutes; full: the paper's own "
                           "size, for --runner slurm (default: %(default)s)")
@@ -86,7 +89,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Example: g5net study save 10gbe --scale quick\n"
                "         g5net study save 10gbe --from /shared/10gbe-quick --json",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    save.add_argument("name", help="the study (g5net study list)")
+    save.add_argument("name", help="the study (g5net study list)").complete = studies
     save.add_argument("--scale", choices=catalog.SCALES, default="quick",
                       help="the scale whose runs to save (default: %(default)s)")
     save.add_argument("--from", dest="source", type=Path, metavar="DIR",
@@ -104,7 +107,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog="Example: g5net study report niagara2-nic\n"
                "         g5net study report 10gbe --from results/studies/10gbe-quick --out /tmp/r",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    report.add_argument("name", help="the study (g5net study list)")
+    report.add_argument("name", help="the study (g5net study list)").complete = studies
     report.add_argument("--from", dest="source", type=Path, metavar="DIR",
                         help="a sweep directory or folder of runs (default: the committed results)")
     report.add_argument("--out", type=Path, metavar="DIR",
