@@ -127,3 +127,9 @@ def test_bash_completes_study_names_and_dump_words(tmp_path):
 
     assert offered("g5net study run ni") == ["niagara2-nic"]
     assert offered("g5net study report ") == sorted(p.parent.name for p in REPO.glob("studies/*/study.toml"))
+
+
+def test_every_command_shows_an_example_in_its_help():
+    for name, p in commands():
+        text = f"{p.description or ''}\n{p.epilog or ''}"
+        assert "Example" in text and f"g5net {name.split()[0]}" in text, name

@@ -65,7 +65,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "list", help="show the artifacts of the current inputs: path, size, sha256",
         description="Show, for each kernel variant and the image, whether it is built for "
                     "the current inputs, and its files, sizes and sha256 digest. Looks only; "
-                    "never builds.")
+                    "never builds.",
+        epilog="Examples: g5net artifacts list\n"
+               "          g5net artifacts list --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
     ls.set_defaults(func=list_)
 

@@ -22,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "  bash: g5net completion bash > ~/.local/share/bash-completion/completions/g5net\n"
                "  zsh:  g5net completion zsh > ~/.zfunc/_g5net   (with fpath+=~/.zfunc before "
                "compinit)\n"
+               "Example: g5net completion bash > /tmp/g5net.bash && source /tmp/g5net.bash\n"
                "Exit status: 0 printed, 2 shtab is not installed.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
