@@ -16,11 +16,11 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
 from g5net.engines.gem5.config_files import configs_digest
-from g5net.guest import results
 from g5net.guest.protocol import STUB_MARK
 from g5net.metrics import derive as run_metrics
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
+from g5net.workloads import results
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
 SPEC = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from g5net.guest.results import BEGIN, END, extract_block, host_results, parse_snmp, workload_errors
+from g5net.guest.protocol import BEGIN, END
+from g5net.workloads.proc import parse_snmp
+from g5net.workloads.results import extract_block, host_results, workload_errors
 from g5net.spec import from_dict
 
 # /proc/net/snmp as Linux 6.1 prints it, before and after an ICMP port-unreachable arrived:

@@ -1,5 +1,6 @@
-"""The guest's shell side (workloads/lib.sh, results.awk) run by the host's
-busybox, the same program the image carries (busybox-static)."""
+"""The guest's shell side (workloads/lib.sh, results.awk, and profile.sh,
+which a profiling job carries) run by the host's busybox, the same program
+the image carries (busybox-static)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from g5net.metrics import profile
+from g5net.workloads import profiler
 
 REPO = Path(__file__).resolve().parents[1]
 WORKLOADS = REPO / "workloads"
@@ -128,6 +132,35 @@ def test_snapshot_and_roi_copy_proc_files(tmp_path):
     assert (tmp_path / "out" / "iperf.before.stat").read_text().startswith("cpu ")
     # Only the region marked `stats` touches gem5's statistics.
     assert (tmp_path / "m5.calls").read_text() == "resetstats\ndumpstats\n"
+
+
+# Two CPU 0 tables of the kernel's function profiler (function_stat_show):
+# before a region and after it, when e1000_clean was called 66 times more.
+PROFILE_HEAD = ("  Function                               Hit    Time            Avg             s^2\n"
+                "  --------                               ---    ----            ---             ---\n")
+PROFILE_BEFORE = PROFILE_HEAD + ("  e1000_clean                           1234    5678.901 us     4.602 us        1.234 us\n"
+                                 "  schedule                                12    1000.000 us     83.333 us       0.000 us\n")
+PROFILE_AFTER = PROFILE_BEFORE.replace("1234    5678.901 us", "1300    6000.000 us")
+
+
+def test_profile_functions_leave_the_region_as_the_host_reads_it(tmp_path):
+    """g5_profile_snap and g5_profile_region (workloads/profile.sh, as job.py
+    ships them) leave NAME.profstart<cpu> and NAME.prof<cpu> with only the
+    rows the region changed, and the host's breakdown reads them."""
+    table = tmp_path / "tracing" / "trace_stat" / "function0"
+    table.parent.mkdir(parents=True)
+    table.write_text(PROFILE_BEFORE)
+    (tmp_path / "after").write_text(PROFILE_AFTER)
+    out = tmp_path / "out"
+    r = sh(f"G5_TRACING={tmp_path / 'tracing'}; . {profiler.FUNCTIONS_FILE} && g5_profile_snap w && "
+           f"cp {tmp_path / 'after'} {table} && g5_profile_region w", out)
+    assert r.returncode == 0, r.stderr
+    items = {p.name: p.read_text() for p in out.iterdir()}
+    assert sorted(items) == [f"w.{profiler.PROFILE_END}0", f"w.{profiler.PROFILE_START}0"]
+    assert "schedule" not in items["w.prof0"] and "e1000_clean" in items["w.profstart0"]
+    b = profile.breakdown(items, None)
+    assert b is not None and [t[0] for t in b.top] == ["e1000_clean"]
+    assert sum(b.time_us.values()) == pytest.approx(6000.0 - 5678.901)
 
 
 def test_pin_runs_unpinned_when_empty_and_pinned_otherwise(tmp_path):

@@ -15,7 +15,7 @@ import threading
 import tomllib
 from pathlib import Path
 
-from g5net.guest import results as guest_results
+from g5net.guest.protocol import BEGIN, END
 from g5net.metrics import derive as run_metrics
 from g5net.model.sweep import Point, Sweep, expand
 from g5net.runs import record as run_record
@@ -23,6 +23,7 @@ from g5net.runs import rundir, sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
 from g5net.spec import Spec, from_dict
+from g5net.workloads import results as guest_results
 
 REPO = Path(__file__).resolve().parents[1]
 PROC = {"stat": "/proc/stat", "interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs",
@@ -174,7 +175,7 @@ def host_items(s: Spec, host: str, mbps: float) -> dict[str, str]:
 
 def console(s: Spec, host: str, items: dict[str, str]) -> str:
     block = {"host": host, "role": s.host(host).role, "engine": "qemu", "job_rc": 0, "items": items}
-    return f"G5NET-BOOTED host={host}\n{guest_results.BEGIN}\n{json.dumps(block)}\n{guest_results.END}\n"
+    return f"G5NET-BOOTED host={host}\n{BEGIN}\n{json.dumps(block)}\n{END}\n"
 
 
 def results(s: Spec, mbps: float = 900.0) -> dict:

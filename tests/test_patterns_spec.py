@@ -14,6 +14,7 @@ from conftest import REPO
 from g5net import spec
 from g5net.errors import SpecError
 from g5net.model import sweep
+from g5net.workloads import flows
 
 BASE = """
 [experiment]
@@ -58,9 +59,9 @@ def test_each_host_has_its_own_link_through_a_switch():
 def test_flows_cover_clients_nics_instances_and_directions():
     s = spec.loads(BASE.replace('kind = "iperf"', 'kind = "iperf"\ninstances = 2\ndirection = "both"'))
     w = s.workloads[0]
-    assert len(s.flows(w)) == 3 * 2 * 2
-    assert len(s.flows_of(s.host("client-1"), w)) == 4
-    assert len(s.flows_of(s.host("server"), w)) == 12
+    assert len(flows.flows(s, w)) == 3 * 2 * 2
+    assert len(flows.flows_of(s, s.host("client-1"), w)) == 4
+    assert len(flows.flows_of(s, s.host("server"), w)) == 12
 
 
 @pytest.mark.parametrize("text, key", [

@@ -23,7 +23,7 @@ from g5net.engines.gem5 import engine as gem5_engine
 from g5net.engines.gem5 import process
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
-from g5net.guest import job, protocol
+from g5net.guest import protocol
 from g5net.runs import execute as run
 from g5net.stats import iter_dumps, merge
 
@@ -91,16 +91,16 @@ def test_every_host_frames_its_regions_and_ends_the_run_itself():
     s = per_host()
     one = specmod.loads(GEM5_QUICKSTART)
     for host in ("server", "client"):
-        lines = job.render(s, s.host(host)).splitlines()
+        lines = gem5_engine.job_script(s, s.host(host)).splitlines()
         assert "g5_roi_begin stream stats" in lines and "g5_roi_end latency stats" in lines
-        end = lines.index("# per-host processes: the job ends the run itself (g5net/guest/job.py)")
+        end = lines.index("# per-host processes: the job ends the run itself (g5net/workloads/job.py)")
         assert lines[end + 1] == "job_rc=$?"
         assert lines[end + 4:end + 9:2] == [f'echo "{protocol.BEGIN}"', f'echo "{protocol.END}"',
                                             "while :; do sleep 3600; done"]
         assert lines[end + 7] == "m5 exit"
     # One process: only the first client frames them, g5init ends the run.
-    assert "g5_roi_begin stream" in job.render(one, one.host("server")).splitlines()
-    assert "m5 exit" not in job.render(one, one.host("client"))
+    assert "g5_roi_begin stream" in gem5_engine.job_script(one, one.host("server")).splitlines()
+    assert "m5 exit" not in gem5_engine.job_script(one, one.host("client"))
 
 
 def _split(stats: Path, tmp: Path) -> dict[str, Path]:

@@ -8,7 +8,8 @@ import pytest
 
 from g5net import spec
 from g5net.errors import GuestError, SpecError
-from g5net.guest import job, results
+from g5net.workloads.kinds.web import parse_wrk
+from test_job import render
 
 PAIR = """
 [experiment]
@@ -44,8 +45,8 @@ def test_bad_workload_keys_are_named(text: str, key: str):
 
 def test_mpi_client_launches_both_ranks_and_server_listens():
     s = spec.loads(MPI)
-    client = job.render(s, s.host("client"))
-    server = job.render(s, s.host("server"))
+    client = render(s, s.host("client"))
+    server = render(s, s.host("server"))
     line = next(l for l in client.splitlines() if "orterun" in l)
     # Rank 0 on the client itself (listed first), rank 1 on its server, over NIC 0.
     assert "--host 10.0.0.2,10.0.0.1" in line and "G5_RSH_PORT=5001" in line
@@ -55,10 +56,10 @@ def test_mpi_client_launches_both_ranks_and_server_listens():
 
 def test_web_files_are_made_outside_the_region_and_requested_by_zipf():
     s = spec.loads(WEB + "file_bytes = [1000, 2000, 3000]\nzipf_exponent = 1.0\n")
-    server = job.render(s, s.host("server")).splitlines()
+    server = render(s, s.host("server")).splitlines()
     files = server.index("g5_web_files /tmp/www-web 1000 2000 3000")
     assert files < server.index("g5_roi_begin web")
-    client = job.render(s, s.host("client"))
+    client = render(s, s.host("client"))
     # 1, 1/2, 1/3 normalised: the cumulative probabilities the Lua script draws from.
     assert "local cdf = {0.545454545, 0.818181818, 1}" in client
     assert "wrk -t 1 -c 8 -d 2s" in client and "http://10.0.0.1:5001/" in client
@@ -67,28 +68,28 @@ def test_web_files_are_made_outside_the_region_and_requested_by_zipf():
 
 def test_txqueuelen_is_set_on_every_nic():
     s = spec.loads(PAIR + '[host.nic]\ncount = 2\ntxqueuelen = 10000\n[workloads.s]\nkind = "iperf"\n')
-    lines = job.render(s, s.host("client")).splitlines()
+    lines = render(s, s.host("client")).splitlines()
     assert "ip link set eth0 txqueuelen 10000" in lines and "ip link set eth1 txqueuelen 10000" in lines
     default = spec.loads(PAIR + '[workloads.s]\nkind = "iperf"\n')
-    assert "txqueuelen" not in job.render(default, default.host("client"))
+    assert "txqueuelen" not in render(default, default.host("client"))
 
 
 def test_wrk_summary_parses_into_rates():
-    out = results.parse_wrk("Running 2s test\nG5WRK requests=300 duration_us=2000000 bytes=4950000 "
+    out = parse_wrk("Running 2s test\nG5WRK requests=300 duration_us=2000000 bytes=4950000 "
                             "errors=0 lat_mean_us=1500.5 lat_p50_us=1400 lat_p99_us=4000 lat_max_us=5000\n")
     assert out["requests_per_s"] == 150.0
     assert out["throughput_mbps"] == pytest.approx(4950000 * 8 / 2 / 1e6)
     assert (out["latency_us"], out["latency_p99_us"], out["errors"]) == (1500.5, 4000, 0)
     with pytest.raises(GuestError, match="no summary"):
-        results.parse_wrk("wrk: connection refused\n")
+        parse_wrk("wrk: connection refused\n")
     with pytest.raises(GuestError, match="no request"):
-        results.parse_wrk("G5WRK requests=0 duration_us=2000000 bytes=0 errors=12 lat_mean_us=0 "
+        parse_wrk("G5WRK requests=0 duration_us=2000000 bytes=0 errors=12 lat_mean_us=0 "
                           "lat_p50_us=0 lat_p99_us=0 lat_max_us=0\n")
 
 
 def test_online_cpus_takes_the_others_offline_before_the_workloads():
     s = spec.loads(PAIR + '[host]\nonline_cpus = 2\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')
-    lines = job.render(s, s.host("client")).splitlines()
+    lines = render(s, s.host("client")).splitlines()
     offline = lines.index("for c in 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done")
     assert offline < lines.index("g5_roi_begin s stats")
     with pytest.raises(SpecError, match=r"^hosts\.server\.online_cpus: 8 is more than the host's 4 CPUs"):

@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 from ..errors import EngineError
-from ..guest import job
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
 from ..machine.local_ports import free_ports, listening_ports
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
+from ..workloads import job
 from . import qemu_switch
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
 
@@ -57,6 +57,13 @@ def mac(index: int, nic: int = 0) -> str:
 def _netdevs(ports: list[int], mode: str) -> list[str]:
     """One `socket` netdev per NIC, `mode` listen or connect; NIC i's is n<i>."""
     return [f"socket,id=n{nic},{mode}=127.0.0.1:{port}" for nic, port in enumerate(ports)]
+
+
+def job_script(spec: Spec, host: Host) -> str:
+    """`host`'s job under QEMU: the stats calls of the host that frames the
+    regions under gem5 stay, doing nothing here (m5 has no statistics to
+    reset or dump), so that both engines run the same job."""
+    return job.render(spec, host, dumps_stats=host.name == job.stats_host(spec).name)
 
 
 def _job_disk(script: str, path: Path) -> None:
@@ -174,7 +181,7 @@ class QemuEngine(Engine):
             start = time.monotonic()
             try:
                 for i, host in enumerate(spec.hosts):
-                    script = job.render(spec, host)
+                    script = job_script(spec, host)
                     rd.job_script(host.name).write_text(script)
                     disk = Path(scratch) / f"job-{host.name}.img"
                     _job_disk(script, disk)

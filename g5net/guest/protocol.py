@@ -38,7 +38,8 @@ def checkpoint_stub(profiler: bool = False) -> str:
     site and waits for the other CPUs each time: 0.39 simulated seconds on the
     quick Niagara 2 study's 4-CPU hosts, minutes on the boot's atomic CPU (that
     boot took 877 host seconds, the plain one 342, on shared cores) and hours
-    on a detailed one (job.py then only reads its tables around each region)."""
+    on a detailed one (the job then only reads its tables around each region:
+    g5net/workloads/profiler.py)."""
     on = "g5_profile_start\n" if profiler else ""
     return f"{STUB_MARK}: the gem5 engine's boot phase (g5net/guest/protocol.py).\n{on}{_STUB_WAIT}"
 

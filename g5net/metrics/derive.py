@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..guest.results import USER_HZ
+from ..guest.protocol import USER_HZ
 from ..runs import record as run_record
 from ..runs.rundir import RunDir
 from ..spec import Spec

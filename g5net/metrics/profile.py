@@ -1,7 +1,7 @@
 """Where the CPU time of a workload goes: ftrace's function profile, by category.
 
 Input is what the job's `g5_profile_snap` leaves around a region: each CPU's
-`trace_stat/function<cpu>` table before it and after it (job.py), as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)::
+`trace_stat/function<cpu>` table before it and after it (workloads/profile.sh), as printed by the kernel's `function_stat_show` (kernel/trace/ftrace.c)::
 
       Function                               Hit    Time            Avg             s^2
       --------                               ---    ----            ---             ---
@@ -37,9 +37,9 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from ..errors import GuestError
-from ..guest.job import PROFILE_START
-from ..guest.results import USER_HZ
+from ..guest.protocol import USER_HZ
 from ..stats.pc_samples import USER_MODE
+from ..workloads.profiler import PROFILE_START
 
 DRIVER, STACK, SOCKET, BUFFER, COPY, KERNEL, APPLICATION = (
     "driver", "stack", "socket", "buffer", "copy", "kernel", "application")

@@ -17,10 +17,11 @@ from typing import Any
 from .. import artifacts, engines
 from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
 from ..errors import GuestError, OutputError, os_error_text
-from ..guest import results as guest_results
+from ..guest.protocol import panic_line
 from ..machine import atomic
 from ..metrics import derive as run_metrics
 from ..spec import Spec
+from ..workloads import results as guest_results
 from . import record as run_record
 from . import rundir
 
@@ -64,7 +65,7 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
             results[host.name] = guest_results.host_results(console, spec, host)
         except GuestError as e:
             reasons.append(f"{host.name}: {e}")
-            panicked |= guest_results.panic_line(console) is not None
+            panicked |= panic_line(console) is not None
     if out.timed_out:
         return "timeout", results, reasons or ["wall-clock limit reached"]
     if out.engine_failure:

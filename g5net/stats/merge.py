@@ -5,7 +5,7 @@ region of interest (every host brackets its regions itself there). Dump i
 of the merged file holds every host's dump i: each board's lines from its
 own process, and the lines of no board (simulated time of the region,
 host-side rates) from the process of the host that frames regions in a
-one-process run (job.stats_host), except the instruction counts, which are
+one-process run (workloads.job.stats_host), except the instruction counts, which are
 added up over the hosts as one process would have counted them. The result
 has the names and meaning of a one-process run's stats.txt, its regions
 being each host's own.

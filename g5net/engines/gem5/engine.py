@@ -27,14 +27,14 @@ from pathlib import Path
 
 from ...artifacts.cache import locked, staging
 from ...errors import Gem5Error
-from ...guest import job
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
 from ...runs.rundir import RunDir
-from ...spec import Spec
+from ...spec import Host, Spec
 from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
+from ...workloads import job
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
 from . import dist, gem5_args
 from .boards import board_names, console_file, console_socket
@@ -87,12 +87,22 @@ def check_spec(spec: Spec) -> None:
                             f"MiB that gem5's X86Board maps below its I/O hole")
 
 
+def job_script(spec: Spec, host: Host) -> str:
+    """`host`'s job under gem5: one host of one process frames each region with
+    the stats reset and dump (gem5 keeps one set of statistics for them all),
+    every host of per-host processes its own and ends the run itself; a profiled
+    first workload finds the profiler on from the boot (checkpoint_stub)."""
+    per_host = spec.experiment.processes == "per-host"
+    return job.render(spec, host, dumps_stats=per_host or host.name == job.stats_host(spec).name,
+                      profiler_at_boot=job.first_profiled(spec), ends_run=per_host)
+
+
 def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs: str) -> Checkpoint:
     """The boot checkpoint of `spec` with these artifacts, gem5 binary and boot configs."""
     cmdlines = host_cmdlines(spec, artifacts)
     # Only a profiler that is on shows in the key: keys of checkpoints booted
     # before it could be stay as they were.
-    profiler = {"profiler": True} if job.profiler_on_at_boot(spec) else {}
+    profiler = {"profiler": True} if job.first_profiled(spec) else {}
     hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name],
                   **profiler})
              for h in spec.hosts]
@@ -196,7 +206,7 @@ class Gem5Engine(Engine):
         # Never read: gem5 only checks that a board's readfile exists.
         jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
         for h in spec.hosts:
-            jobs[h.name].write_text(job.render(spec, h))
+            jobs[h.name].write_text(job_script(spec, h))
         config = atomic.write_text(outdir / "gem5-describe.json", run_config(
             Phase.DESCRIBE, spec, artifacts, jobs, outdir / "no-checkpoint").to_json())
         result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
@@ -218,7 +228,7 @@ class Gem5Engine(Engine):
         with staging(ckpt.path) as tmp:
             new = ckpt.staged(tmp)
             rd.m5out_boot.symlink_to(new.m5out, target_is_directory=True)
-            new.stub.write_text(checkpoint_stub(job.profiler_on_at_boot(spec)))
+            new.stub.write_text(checkpoint_stub(job.first_profiled(spec)))
             config = atomic.write_text(new.config, run_config(
                 Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
                 new.cpt).to_json())
@@ -281,7 +291,7 @@ class Gem5Engine(Engine):
                  progress: Progress) -> Outcome:
         names = board_names(spec)
         for h in spec.hosts:
-            rd.job_script(h.name).write_text(job.render(spec, h))
+            rd.job_script(h.name).write_text(job_script(spec, h))
         pcap = rd.pcap_dir if spec.link.pcap else None
         if pcap:
             pcap.mkdir(parents=True)

@@ -1,0 +1,39 @@
+"""The checks of a spec's workloads that need their kinds: each kind's own
+(WorkloadKind.check) and the CPU lists, one per flow.
+
+spec.py cannot hold them: gem5's embedded Python loads that file alone, by its
+path, without this package (configs/g5net_components/params.py), to validate
+the resolved spec once more. So spec.from_dict calls `check` only where it
+was imported as part of g5net: every host-side path that validates a spec
+(spec.load, sweep expansion, a run record's from_dict) goes through it, and
+gem5 only ever reads a spec that the host has checked this way.
+"""
+
+from __future__ import annotations
+
+from ..errors import SpecError
+from ..spec import Host, Spec, check_cpu_list
+from . import flows, registry
+
+
+def check(spec: Spec) -> None:
+    """SpecError naming the first workload key of `spec` that its kind cannot run."""
+    for w in spec.workloads:
+        key = f"workloads.{w.name}"
+        registry.kind(w.kind).check(spec, w, key)
+        for h in spec.hosts:
+            _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
+                             h, len(flows.flows_of(spec, h, w)))
+
+
+def _check_flow_cpus(key: str, cpus: list, h: Host, count: int) -> None:
+    """One CPU list for every process of the host, or one list per flow."""
+    if not any(isinstance(c, list) for c in cpus):
+        check_cpu_list(key, cpus, h.cpu.count, host=h.name)
+        return
+    if len(cpus) != count or not all(isinstance(c, list) for c in cpus):
+        raise SpecError(f"{key}: a list of CPU lists needs one list per instance: hosts.{h.name} "
+                        f"runs {count} of this workload (NICs x instances x directions"
+                        f"{' x clients' if h.role == 'server' else ''}), got {len(cpus)} entries")
+    for one in cpus:
+        check_cpu_list(key, one, h.cpu.count, host=h.name)

@@ -1,0 +1,57 @@
+"""What a workload kind is: the checks of its spec keys, the guest commands it
+runs and the parser of what it printed. One concrete kind per module of
+`kinds/`, found by registry.py; job.py and results.py ask it, never its name."""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..errors import SpecError
+from ..spec import Spec, Workload
+
+if TYPE_CHECKING:
+    from .flows import Instance
+
+
+class WorkloadKind(abc.ABC):
+    # The spec's `kind` value (one of spec.WORKLOAD_KINDS).
+    name: ClassVar[str]
+    # A stream runs one flow per NIC, instance and direction at once; every
+    # other kind one per client, its own way, over NIC 0 (flows.flows).
+    streams: ClassVar[bool] = False
+    protocols: ClassVar[tuple[str, ...]] = ("tcp",)
+
+    def check(self, spec: Spec, w: Workload, key: str) -> None:
+        """SpecError naming the key of `w` (whose keys are `key`.KEY) this kind cannot run."""
+        if w.protocol not in self.protocols:
+            raise SpecError(f"{key}.protocol: {w.kind} runs over TCP only")
+        if self.streams:
+            return
+        for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):
+            if value != default:
+                raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (it runs one "
+                                f"instance per client, its own way); iperf and iperf3 can")
+
+    def setup(self, w: Workload, inst: Instance) -> list[str]:
+        """Job lines before the region of interest (files, scripts)."""
+        return []
+
+    @abc.abstractmethod
+    def command(self, w: Workload, inst: Instance) -> str:
+        """The job line that runs one instance inside the region: a
+        `g5_capture ITEM ...` call, so that its output becomes ITEM.out/.err/.rc."""
+
+    def own_handshake(self, w: Workload) -> bool:
+        """Whether `command` waits for its server itself, so a profiled
+        workload adds no ready handshake of its own (ready.py)."""
+        return False
+
+    @abc.abstractmethod
+    def measure(self, items: dict[str, str], inst: Instance) -> dict[str, Any]:
+        """What one instance that exited 0 measured, from the guest's result
+        items; {} for one that only serves; GuestError if nothing."""
+
+    def host_figures(self, found: list[tuple[Instance, dict[str, Any]]]) -> dict[str, Any]:
+        """Figures of the host's instances together, beyond their sums."""
+        return {}

@@ -1,0 +1,1 @@
+"""One module per workload kind, each with a `KIND` (registry.py finds them)."""

@@ -1,0 +1,137 @@
+"""The kernel's counters around a region of interest: the `/proc` snapshots
+g5_snapshot (workloads/lib.sh) takes before and after each workload, parsed,
+and what they add up to over the region."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import GuestError
+from ..guest.protocol import USER_HZ
+
+PROC_FILES = ("stat", "interrupts", "softirqs", "snmp", "dev")
+
+
+def parse_stat(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"cpus": 0}
+    cols = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+    for line in text.splitlines():
+        f = line.split()
+        if not f:
+            continue
+        if f[0] == "cpu":
+            out["cpu"] = dict(zip(cols, map(int, f[1:1 + len(cols)])))
+        elif f[0].startswith("cpu"):
+            out["cpus"] += 1
+        elif f[0] in ("ctxt", "processes", "intr", "softirq"):
+            out[f[0]] = int(f[1])
+    return out
+
+
+def parse_interrupts(text: str) -> dict[str, int]:
+    """Total count per interrupt source, keyed by device name for numbered IRQs
+    (`eth0`, `ata_piix`, ...) and by the symbol for the others (`LOC`, `CAL`)."""
+    lines = text.splitlines()
+    if not lines:
+        return {}
+    ncpu = len(lines[0].split())
+    out: dict[str, int] = {}
+    for line in lines[1:]:
+        label, _, rest = line.partition(":")
+        f = rest.split()
+        counts = [int(x) for x in f[:ncpu] if x.isdigit()]
+        label = label.strip()
+        key = f[-1] if label.isdigit() and len(f) > len(counts) else label
+        out[key] = out.get(key, 0) + sum(counts)
+    return out
+
+
+def parse_softirqs(text: str) -> dict[str, int]:
+    out = {}
+    for line in text.splitlines()[1:]:
+        label, _, rest = line.partition(":")
+        out[label.strip()] = sum(int(x) for x in rest.split())
+    return out
+
+
+def parse_snmp(text: str) -> dict[str, int]:
+    """`/proc/net/snmp` as `Proto.Field` -> value (header line, then values line).
+
+    The IcmpMsg rows are left out: Linux lists only the ICMP types seen so far, so their
+    fields would come and go between runs of one sweep point and change a sweep's table
+    columns; the fixed Icmp row counts the same messages.
+    """
+    out = {}
+    lines = text.splitlines()
+    for head, vals in zip(lines[::2], lines[1::2]):
+        proto, _, names = head.partition(":")
+        if proto == "IcmpMsg":
+            continue
+        _, _, values = vals.partition(":")
+        for n, v in zip(names.split(), values.split()):
+            out[f"{proto}.{n}"] = int(v)
+    return out
+
+
+def parse_netdev(text: str) -> dict[str, dict[str, int]]:
+    cols = ("rx_bytes", "rx_packets", "rx_errs", "rx_drop", "rx_fifo", "rx_frame",
+            "rx_compressed", "rx_multicast", "tx_bytes", "tx_packets", "tx_errs",
+            "tx_drop", "tx_fifo", "tx_colls", "tx_carrier", "tx_compressed")
+    out = {}
+    for line in text.splitlines()[2:]:
+        name, _, rest = line.partition(":")
+        out[name.strip()] = dict(zip(cols, map(int, rest.split())))
+    return out
+
+
+def _delta(before: Any, after: Any) -> Any:
+    if isinstance(after, dict):
+        return {k: _delta(before.get(k, 0) if isinstance(before, dict) else 0, v)
+                for k, v in after.items()}
+    return after - before
+
+
+def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
+    """Counters over one workload's region of interest, and rates derived from them."""
+    parsers = {"stat": parse_stat, "interrupts": parse_interrupts, "softirqs": parse_softirqs,
+               "snmp": parse_snmp, "dev": parse_netdev}
+    snap = {}
+    for f in PROC_FILES:
+        before, after = items.get(f"{name}.before.{f}"), items.get(f"{name}.after.{f}")
+        if before is None or after is None:
+            raise GuestError(f"workload {name}: missing /proc/{f} snapshot "
+                             f"({name}.before.{f} / {name}.after.{f})")
+        snap[f] = _delta(parsers[f](before), parsers[f](after))
+    stat = snap["stat"]
+    ncpu = parse_stat(items[f"{name}.after.stat"])["cpus"]
+    ticks = sum(stat["cpu"].values())
+    elapsed = _elapsed(items, name) or (ticks / USER_HZ / max(ncpu, 1))
+    idle = stat["cpu"]["idle"] + stat["cpu"]["iowait"]
+    nic_irqs = sum(v for k, v in snap["interrupts"].items() if k.startswith("eth"))
+    eth = {k: v for k, v in snap["dev"].items() if k.startswith("eth")}
+    return {
+        "elapsed_s": elapsed,
+        "cpus": ncpu,
+        "cpu_util": (1 - idle / ticks) if ticks else None,
+        "cpu_ticks": stat["cpu"],
+        "ctxt": stat["ctxt"],
+        "intr": stat["intr"],
+        "ctxt_per_s": stat["ctxt"] / elapsed if elapsed else None,
+        "intr_per_s": stat["intr"] / elapsed if elapsed else None,
+        "nic_irqs": nic_irqs,
+        "interrupts": snap["interrupts"],
+        "softirqs": snap["softirqs"],
+        "snmp": snap["snmp"],
+        "netdev": eth,
+        "rx_packets": sum(d["rx_packets"] for d in eth.values()),
+        "tx_packets": sum(d["tx_packets"] for d in eth.values()),
+    }
+
+
+def _elapsed(items: dict[str, str], name: str) -> float | None:
+    try:
+        before = float(items[f"{name}.uptime.before"].split()[0])
+        after = float(items[f"{name}.uptime.after"].split()[0])
+    except (KeyError, IndexError, ValueError):
+        return None
+    return after - before
