@@ -27,7 +27,7 @@ from pathlib import Path
 from ...errors import Gem5Error
 from ...machine.local_ports import free_ports
 from ...spec import Spec
-from . import wakeups
+from ...machine import wakeups
 from .boards import console_file
 from .config_files import DIST_CONFIG
 from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
