@@ -58,7 +58,7 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
             sys.exit(f"{name}: the run failed ({record['status']}): {record.get('failure')}; "
                      f"fixtures unchanged")
         files = [rd.run_json, rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt,
-                 rd.m5out / "config.ini"]
+                 rd.config_ini]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)

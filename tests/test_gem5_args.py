@@ -14,6 +14,7 @@ from g5net.engines import EngineOptions
 from g5net.engines.gem5 import Gem5Engine, gem5_args
 from g5net.errors import UsageError
 from g5net.runs import sweepdir
+from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "examples" / "quickstart-gem5.toml"
@@ -69,7 +70,7 @@ def test_gem5_receives_the_flags(gem5_engine, tmp_path):
     ok = subprocess.run([*base, "--out", str(tmp_path / "ok"), "--gem5-arg=--debug-flags=Ethernet"],
                         capture_output=True, text=True, timeout=600)
     assert ok.returncode == 0, ok.stderr
-    command = (tmp_path / "ok" / "gem5.log").read_text().splitlines()[0]
+    command = RunDir(tmp_path / "ok").engine_log.read_text().splitlines()[0]
     assert command.split()[1] == "--debug-flags=Ethernet"
     bad = subprocess.run([*base, "--gem5-arg=--debug-flags=NoSuchFlag"],
                          capture_output=True, text=True, timeout=600)

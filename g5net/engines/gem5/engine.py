@@ -210,15 +210,17 @@ class Gem5Engine(Engine):
     def console_sockets(self, spec: Spec, rd: RunDir, host: str) -> tuple[Path, ...]:
         """The boot's terminal, then the measurement's; a per-host run's
         processes each have their own output folder."""
-        sub = host if spec.experiment.processes == "per-host" else ""
         socket = console_socket(board_names(spec)[host])
-        return (rd.m5out_boot / sub / socket, rd.m5out / sub / socket)
+        if spec.experiment.processes == "per-host":
+            return (rd.m5out_boot / host / socket, rd.process_out(host) / socket)
+        return (rd.m5out_boot / socket, rd.m5out / socket)
 
     def report_file(self, spec: Spec, rd: RunDir) -> Path:
         """The report gem5 writes as the measured phase of `rd` ends (contract.Report):
         the run's only process's, or its first host's."""
-        sub = spec.hosts[0].name if spec.experiment.processes == "per-host" else ""
-        return rd.m5out / sub / REPORT_NAME
+        if spec.experiment.processes == "per-host":
+            return rd.process_out(spec.hosts[0].name) / REPORT_NAME
+        return rd.m5out / REPORT_NAME
 
     def doctor(self) -> dict[str, Any]:
         return doctor.report()
@@ -265,23 +267,25 @@ class Gem5Engine(Engine):
 
     def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
         """Build and instantiate the measured system of `spec` without simulating
-        it; gem5 writes config.ini and config.json to `outdir`. Returns config.ini."""
+        it; gem5 writes config.ini and config.json to `outdir`, laid out as a run
+        directory. Returns config.ini."""
         build = self.usable_build(spec)
         outdir.mkdir(parents=True, exist_ok=True)
+        rd = RunDir(outdir)
         # Never read: gem5 only checks that a board's readfile exists.
-        jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
+        jobs = {h.name: rd.job_script(h.name) for h in spec.hosts}
         for h in spec.hosts:
             jobs[h.name].write_text(job.render(spec, h))
-        config = atomic.write_text(outdir / "gem5-describe.json", run_config(
+        config = atomic.write_text(rd.gem5_config(Phase.DESCRIBE.value), run_config(
             Phase.DESCRIBE, spec, artifacts, jobs, outdir / "no-checkpoint").to_json())
-        result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
+        result = run_gem5(build.binary, config, rd.m5out, rd.engine_log,
                           time.monotonic() + DESCRIBE_TIMEOUT_S, {},
                           extra_args=self._args)
         failure = classify_failure(result) or ("timed out" if result.timed_out else None)
         if failure:
             raise Gem5Error(f"building the system of {spec.experiment.name} "
                             f"failed: {failure}\n{result.log_tail()}")
-        return outdir / "m5out" / "config.ini"
+        return rd.config_ini
 
     def _boot(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
               deadline: float, progress: Progress) -> dict[str, float]:
@@ -298,7 +302,7 @@ class Gem5Engine(Engine):
                 Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
                 new.cpt).to_json())
             try:
-                result, files = self._run_phase(spec, config, new.m5out, new.cpt, new.boot_log,
+                result, files = self._run_phase(spec, config, new, new.m5out, new.cpt, new.boot_log,
                                                 deadline, lambda line: progress(f"booting: {line}"),
                                                 stall=BOOT_STALL)
             finally:
@@ -325,17 +329,18 @@ class Gem5Engine(Engine):
                  f"({result.sim_seconds:.3f} simulated s)")
         return booted_s
 
-    def _run_phase(self, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path,
-                   deadline: float, report: Callable[[str], None], stall: Stall | None = None,
-                   extra_args: Sequence[str] = (),
+    def _run_phase(self, spec: Spec, config: Path, out: dist.Outputs, m5out: Path, cpt: Path,
+                   log: Path, deadline: float, report: Callable[[str], None],
+                   stall: Stall | None = None, extra_args: Sequence[str] = (),
                    entry: Path = HOSTS_CONFIG) -> tuple[Gem5Result, dict[str, Path]]:
-        """Run a phase in one gem5 process (`entry`: the config it runs) or in
-        per-host ones (dist.py); also host -> the console file its process writes."""
+        """Run a phase in one gem5 process (`entry`: the config it runs), writing
+        to `m5out` and `log`, or in per-host ones (dist.py), writing where `out`
+        says; also host -> the console file its process writes."""
         names = board_names(spec)
         binary = self.probe().binary
         if spec.experiment.processes == "per-host":
-            return (dist.run(binary, spec, config, m5out, cpt, log, deadline, names, report, stall,
-                             extra_args), dist.host_consoles(spec, m5out, names))
+            return (dist.run(binary, spec, config, out, cpt, log, deadline, names, report, stall,
+                             extra_args), dist.host_consoles(spec, out, names))
         files = {h.name: console_file(m5out, names[h.name]) for h in spec.hosts}
         return (run_gem5(binary, config, m5out, log, deadline, files, report, stall, extra_args, entry),
                 files)
@@ -375,7 +380,7 @@ class Gem5Engine(Engine):
             reducer = pc_samples.TraceReducer(rd.pc_trace, round(sampled * 1e-6 * TICKS_PER_S),
                                               rd.pc_samples)
         try:
-            result, files = self._run_phase(spec, config, rd.m5out, ckpt.cpt, rd.engine_log,
+            result, files = self._run_phase(spec, config, rd, rd.m5out, ckpt.cpt, rd.engine_log,
                                             deadline, lambda line: progress(f"measuring: {line}"),
                                             extra_args=extra,
                                             entry=SAMPLED_CONFIG if sampled else HOSTS_CONFIG)
@@ -383,7 +388,7 @@ class Gem5Engine(Engine):
             if reducer is not None:
                 progress(reducer.finish())
         if spec.experiment.processes == "per-host":
-            stats_merge.merge({h.name: rd.m5out / h.name / rd.stats_txt.name for h in spec.hosts},
+            stats_merge.merge({h.name: rd.host_stats(h.name) for h in spec.hosts},
                               names, job.stats_host(spec).name, rd.stats_txt)
         consoles = {}
         for h in spec.hosts:
