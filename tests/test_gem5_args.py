@@ -12,7 +12,7 @@ import pytest
 
 from g5net.engines import EngineOptions
 from g5net.engines.gem5 import Gem5Engine, gem5_args
-from g5net.errors import UsageError
+from g5net.errors import RunnerError, UsageError
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
 
@@ -51,6 +51,13 @@ def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path, monkeypatch):
     del plan["engine_options"]
     sd.plan_json.write_text(json.dumps(plan))
     assert sweepdir.read(sd).options == EngineOptions()
+    for damaged in ("--some-flag", {"gem5_args": "--some-flag"}, {"gem5_args": [3]}):
+        sd.plan_json.write_text(json.dumps({**plan, "engine_options": damaged}))
+        with pytest.raises(RunnerError, match=r"sweep.json: damaged: TypeError engine options"):
+            sweepdir.read(sd)
+    sd.plan_json.write_text(json.dumps({**plan, "engine_options": {"gem5_args": ["--outdir=/"]}}))
+    with pytest.raises(UsageError, match="g5net sets --outdir itself"):
+        sweepdir.read(sd)
 
 
 @pytest.mark.gem5

@@ -28,5 +28,9 @@ class EngineOptions:
         return {"gem5_args": list(self.gem5_args)}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> EngineOptions:
-        return cls.of(d.get("gem5_args", ()))
+    def from_dict(cls, d: Any) -> EngineOptions:
+        """The options as to_dict wrote them; TypeError where they are not."""
+        args = d.get("gem5_args", []) if isinstance(d, Mapping) else None
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise TypeError(f"engine options {d!r}: not {{\"gem5_args\": [words]}}")
+        return cls.of(args)
