@@ -21,19 +21,22 @@ from typing import Any
 from ..spec import Spec
 
 IDENTITY_VERSION = 1
+# Keys added to [experiment] after the first ids were recorded: key -> (the
+# value that runs as every spec did before it, the keys that count only where
+# it is set otherwise). Specs written before them keep their ids: the process
+# layout's keys count only per host, the PC sampling period only where it is on.
+LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
+              "pc_sample_us": (0, ("pc_sample_us",))}
 
 
 def spec_digest(spec: Spec) -> str:
-    """Hash of what `spec` models and measures. The experiment's name is a
-    label; the process layout's keys count only where it is per-host, the PC
-    sampling period only where it is on: specs written before those keys
-    existed keep their ids."""
+    """Hash of what `spec` models and measures: the resolved spec less the
+    experiment's name, a label, and LATER_KEYS left as they were."""
     d = spec.to_dict()
-    labels = {"name"} | ({"processes", "sync_quantum_us"}
-                         if spec.experiment.processes == "one" else set())
-    if not spec.experiment.pc_sample_us:
-        labels.add("pc_sample_us")
-    d["experiment"] = {k: v for k, v in d["experiment"].items() if k not in labels}
+    experiment = d["experiment"]
+    labels = {"name"}.union(*(keys for key, (before, keys) in LATER_KEYS.items()
+                              if experiment[key] == before))
+    d["experiment"] = {k: v for k, v in experiment.items() if k not in labels}
     return _sha256(d)
 
 
