@@ -38,10 +38,9 @@ def test_only_flags_that_may_change_the_simulation_count():
     assert gem5_args.simulated(words) == ("--some-flag=a b",)
 
 
-def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path, monkeypatch):
-    """Workers and SLURM jobs run with the plan's flags, whatever their
-    environment holds; a plan written before flags were kept has none."""
-    monkeypatch.setenv("G5NET_GEM5_ARGS", "--some-flag")  # no longer read
+def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path):
+    """Workers and SLURM jobs run with the plan's flags; a plan written before
+    flags were kept has none, and damaged ones read as a damaged plan."""
     sd = sweepdir.SweepDir(tmp_path)
     options = EngineOptions.of(["--debug-flags=Ethernet", "--some-flag=a b"])
     sweepdir.write(sd, sweepdir.Plan("s.toml", (), (), options))

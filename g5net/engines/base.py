@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import abc
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 from ..artifacts import Image, Kernel, cache_dir

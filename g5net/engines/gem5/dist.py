@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Protocol
 
 from ...errors import Gem5Error
+from ...machine import wakeups
 from ...machine.local_ports import free_ports
 from ...spec import Spec
-from ...machine import wakeups
 from .boards import console_file
 from .config_files import DIST_CONFIG
 from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
