@@ -20,11 +20,13 @@ from g5net import spec as specmod
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
 from g5net.engines.gem5 import engine as gem5_engine
-from g5net.engines.gem5 import process
+from g5net.engines.gem5 import dist, process
+from g5net.engines.gem5.checkpoints import Checkpoint
 from g5net.engines.gem5.config_files import configs_digest, dist_config_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import job, protocol
 from g5net.runs import identity
+from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 
 REPO = Path(__file__).resolve().parents[1]
@@ -234,3 +236,51 @@ def test_the_engine_says_how_the_hosts_are_laid_out_in_processes():
     laid_out = engine.layout(fan_in)
     assert laid_out["hop_delay_us"] == {"server": 1.0, "client-1": 1.0, "client-2": 1.0, "slow": 1.0}
     assert laid_out["sync_quantum_us"] == 1.0
+
+
+# A stand-in for one process of a per-host run: the switch says where it
+# listens, as gem5's TCPIface does; a host writes its console; each its report.
+FAKE_DIST_GEM5 = r'''
+import json, os, sys
+args = sys.argv[1:]
+outdir = [a.split("=", 1)[1] for a in args if a.startswith("--outdir=")][0]
+if "--switch" in args:
+    print("tcp_iface listening on port 4242", flush=True)
+else:
+    host = args[args.index("--host") + 1]
+    with open(os.path.join(outdir, host + ".pc.com_1.device"), "w") as c:
+        c.write("G5NET-BOOTED host=%s\n" % host)
+json.dump({"phase": "measure", "completed": True, "sim_seconds": 0.25, "reason": "", "exits": []},
+          open(os.path.join(outdir, "g5net-gem5.json"), "w"))
+'''
+
+
+@pytest.mark.parametrize("phase", ["boot", "measure"])
+def test_each_process_writes_where_the_run_directory_or_checkpoint_says(tmp_path: Path, monkeypatch,
+                                                                         phase: str):
+    """dist.run on stand-in processes: each has the output folder and log its
+    RunDir (measuring) or Checkpoint (booting) names, and the phase's log
+    holds them all in the end."""
+    monkeypatch.setenv("G5NET_IDLE_POLL", "0")
+    binary = tmp_path / "gem5.opt"
+    binary.write_text(f"#!{sys.executable}\n{FAKE_DIST_GEM5}")
+    binary.chmod(0o755)
+    spec = per_host()
+    if phase == "measure":
+        out: dist.Outputs = RunDir(tmp_path / "run")
+        log = out.engine_log
+    else:
+        out = Checkpoint("0" * 64, tmp_path / "checkpoint")
+        log = out.boot_log
+    log.parent.mkdir(parents=True)
+    boards = {h.name: h.name for h in spec.hosts}
+    result = dist.run(binary, spec, tmp_path / "config.json", out, tmp_path / "cpt", log,
+                      time.monotonic() + 60, boards)
+    assert result.returncode == 0 and result.report is not None and result.report.completed
+    for name in ("server", "client", dist.SWITCH):
+        assert out.process_log(name).read_text().split()[0] == str(binary), name
+        assert f"==> {out.process_log(name).name} <==" in log.read_text()
+        assert (out.process_out(name) / "g5net-gem5.json").is_file()
+    assert dist.host_consoles(spec, out, boards)["client"].read_text() == "G5NET-BOOTED host=client\n"
+    prefix = "engine" if phase == "measure" else "boot"
+    assert out.process_log("server") == log.parent / f"{prefix}-server.log"
