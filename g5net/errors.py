@@ -37,6 +37,11 @@ class CheckError(G5netError):
     """An expectations file is malformed; the message names the line or key."""
 
 
+class BootError(EngineError):
+    """The hosts did not boot: the engine gave up before each had printed its boot
+    marker (a run that fails so is `failed:boot`)."""
+
+
 class Gem5Error(EngineError):
     """gem5 is missing, unsuitable, or failed to run."""
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import hashlib
 import ipaddress
 import json
 import math
@@ -405,19 +404,6 @@ class Spec:
         longest allowed, the shortest hop's delay (a packet must never be due
         inside the quantum in which it was sent)."""
         return self.experiment.sync_quantum_us or min(self.hop_delays_us().values())
-
-    def digest(self) -> str:
-        """Hash of what is modelled and measured; the experiment's name is a
-        label, and the process layout's keys count only where it is per-host,
-        the PC sampling period only where it is on (so specs written before
-        they existed keep their run ids)."""
-        d = self.to_dict()
-        labels = {"name"} | ({"processes", "sync_quantum_us"}
-                             if self.experiment.processes == "one" else set())
-        if not self.experiment.pc_sample_us:
-            labels.add("pc_sample_us")
-        d["experiment"] = {k: v for k, v in d["experiment"].items() if k not in labels}
-        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()
 
     def with_engine(self, engine: str) -> "Spec":
         return from_dict(_replace_key(self.to_dict(), ("experiment", "engine"), engine))

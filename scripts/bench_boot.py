@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
-from g5net.engines.gem5.engine import BootFailed  # noqa: E402
+from g5net.engines.base import BootFailed  # noqa: E402
 from g5net.runs import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -91,7 +91,7 @@ def booted(engine, spec: specmod.Spec, clock: list[tuple[float, float]] | None =
             ckpt, _ = engine.booted(spec, arts, RunDir(Path(tmp)), time.monotonic() + BOOT_LIMIT_S,
                                     progress=progress)
         except BootFailed as e:
-            print(f"{spec.experiment.name}: boot failed: {e.outcome.engine_failure or 'timed out'}")
+            print(f"{spec.experiment.name}: boot failed: {e}")
             return None
     return ckpt
 

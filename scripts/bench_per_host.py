@@ -4,7 +4,7 @@ host, on this machine's cores: the measured phase of
 examples/quickstart-gem5.toml (two hosts back to back) and of
 examples/switched-gem5.toml (a 4-host fan-in through a switch), each run
 three ways in this one run: in one process, per host with idle CPUs polling
-(g5net/engines/gem5/wakeups.py; as root), and per host with idle CPUs left
+(g5net/machine/wakeups.py; as root), and per host with idle CPUs left
 to halt (G5NET_IDLE_POLL=0). Every run restores its boot checkpoint (booted
 first, untimed, where there is none). Prints the wall times, the ratios
 per-host / one process, and what each measured (the first client's
@@ -30,8 +30,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
-from g5net.engines.gem5 import wakeups  # noqa: E402
-from g5net.engines.gem5.contract import REPORT_NAME  # noqa: E402
+from g5net.machine import wakeups  # noqa: E402
 from g5net.runs import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -58,13 +57,10 @@ def measured(engine, spec: specmod.Spec) -> tuple[float, float, float]:
         rd = run.execute(spec, Path(store), progress=lambda m: None, arts=arts)
         record = rd.read_run()
         if record["status"] != "done":
-            sys.exit(f"{spec.experiment.name} ({spec.experiment.processes}): {record.get('failure')}")
+            sys.exit(f"{spec.experiment.name} ({engine.layout(spec)['layout']}): {record.get('failure')}")
         client = next(h.name for h in spec.hosts if h.role == "client")
         results = json.loads(rd.results_json.read_text())
-        # The gem5 report of the run's only process, or of its first host's.
-        report = rd.m5out / (REPORT_NAME if spec.experiment.processes == "one"
-                             else f"{spec.hosts[0].name}/{REPORT_NAME}")
-        sim_s = json.loads(report.read_text())["sim_seconds"] - booted_at
+        sim_s = json.loads(engine.report_file(spec, rd).read_text())["sim_seconds"] - booted_at
     return record["timings"]["wall_s"], sim_s, results[client]["workloads"]["stream"]["throughput_mbps"]
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The round trip of a per-host run's barrier, with idle CPUs halting and
-with them polling (g5net/engines/gem5/wakeups.py), in this one run.
+with them polling (g5net/machine/wakeups.py), in this one run.
 
 dist-gem5's barrier (src/dev/net/dist_iface.cc): a process's simulation
 thread sends a message over TCP and sleeps; in the peer a receiver thread,
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from g5net.engines.gem5 import wakeups  # noqa: E402
+from g5net.machine import wakeups  # noqa: E402
 
 ROUNDS = 20000
 

@@ -31,9 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from g5net import engines  # noqa: E402
 from g5net import spec as specmod  # noqa: E402
-from g5net.engines.gem5 import Gem5Engine  # noqa: E402
-from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
 from g5net.metrics import derive as run_metrics  # noqa: E402
 from g5net.model import sweep  # noqa: E402
 from g5net.runs import execute as run  # noqa: E402
@@ -59,17 +58,19 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
             sys.exit(f"{name}: the run failed ({record['status']}): {record.get('failure')}; "
                      f"fixtures unchanged")
         files = [rd.run_json, rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt,
-                 rd.m5out / "config.ini"]
+                 rd.config_ini]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         for f in files:
             shutil.copy(f, out / f.name)
     arts = run.resolve_artifacts(spec, progress=print, build=False)
-    boot = json.loads(Gem5Engine().checkpoint(spec, arts).meta.read_text())
+    engine = engines.get("gem5")
+    boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
     provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
                   "gem5_version": record["engine"]["version"],
-                  "configs_digest": configs_digest(), "run_id": record["run_id"],
+                  "configs_digest": engine.provenance([spec])["configs_digest"],
+                  "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
     size = sum(f.stat().st_size for f in out.iterdir())

@@ -29,7 +29,7 @@ from g5net.engines.gem5 import (
     process,
 )
 from g5net.engines.gem5.run_config import run_config
-from g5net.errors import Gem5Error, SpecError
+from g5net.errors import BootError, Gem5Error, SpecError
 from g5net.guest import protocol
 from g5net.runs.rundir import RunDir
 
@@ -411,7 +411,7 @@ def _run(spec: specmod.Spec, tmp_path: Path, name: str):
 def test_second_run_restores_the_first_runs_checkpoint(fake_gem5: Path, tmp_path: Path,
                                                        quickstart: specmod.Spec):
     rd, out, _ = _run(quickstart, tmp_path, "a")
-    assert out.engine_failure is None and not out.timed_out
+    assert out.failure is None and not out.timed_out
     assert set(out.boot_s) == {"server", "client"}
     console = rd.console("client").read_text()
     # The boot phase's console, then the measure phase's: the job came from readfile.
@@ -421,7 +421,7 @@ def test_second_run_restores_the_first_runs_checkpoint(fake_gem5: Path, tmp_path
 
     o3 = override(quickstart, '[host.cpu]\nmodel = "o3"')
     rd2, out2, progress = _run(o3, tmp_path, "b")
-    assert out2.engine_failure is None and out2.boot_s == {}
+    assert out2.failure is None and out2.boot_s == {}
     assert any("restoring checkpoint" in line for line in progress)
     assert "G5NET-BOOTED host=server" in rd2.console("server").read_text()
     assert (tmp_path / "calls").read_text().split() == ["boot", "measure", "measure"]
@@ -431,7 +431,8 @@ def test_boot_that_never_reaches_the_checkpoint_is_a_boot_failure(
         fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FAKE_FAIL", "stuck")
     rd, out, _ = _run(quickstart, tmp_path, "a")
-    assert out.engine_failure.startswith("boot: hosts did not finish: waiting for 1 more 'checkpoint'")
+    assert str(out.failure).startswith("boot: hosts did not finish: waiting for 1 more 'checkpoint'")
+    assert isinstance(out.failure, BootError)
     assert not list((tmp_path / "cache" / "checkpoints").iterdir())  # nothing half-made kept
     assert (rd.path / "engine-boot.log").exists()
 
@@ -440,8 +441,9 @@ def test_gem5_panic_is_an_engine_failure_with_the_log_tail(
         fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FAKE_FAIL", "panic")
     _, out, _ = _run(quickstart, tmp_path, "a")
-    assert out.engine_failure.startswith("gem5 panic: src/arch/x86/interrupts.cc:408: panic: Local APIC")
-    assert out.engine_failure.endswith("(while booting)")
+    assert str(out.failure).startswith("gem5 panic: src/arch/x86/interrupts.cc:408: panic: Local APIC")
+    assert str(out.failure).endswith("(while booting)")
+    assert isinstance(out.failure, Gem5Error) and not isinstance(out.failure, BootError)
     assert "Trigger Mode" in out.engine_log_tail
 
 
@@ -453,7 +455,7 @@ def test_a_guest_panic_stops_gem5_early_and_the_console_says_why(
     t0 = time.monotonic()
     _, out, _ = _run(quickstart, tmp_path, "a")
     assert time.monotonic() - t0 < 30
-    assert out.engine_failure is None and not out.timed_out
+    assert out.failure is None and not out.timed_out
     assert "Kernel panic - not syncing" in out.consoles["server"]
 
 
@@ -465,10 +467,11 @@ def test_a_boot_whose_consoles_stand_still_while_time_goes_on_is_stopped_as_stal
     rd, out, _ = _run(quickstart, tmp_path, "a")
     # The fake advances 2 simulated s per host second: stopped after about 1 s, not its 60.
     assert time.monotonic() - t0 < 20
-    assert out.engine_failure.startswith("boot stalled: no console output for 2.")
-    assert "CPUs halted: server 1; client 1;" in out.engine_failure
-    assert "last console lines: server: 'Linux version 6.1'" in out.engine_failure
-    assert out.engine_failure.endswith("(while booting)") and not out.timed_out
+    assert str(out.failure).startswith("boot stalled: no console output for 2.")
+    assert "CPUs halted: server 1; client 1;" in str(out.failure)
+    assert "last console lines: server: 'Linux version 6.1'" in str(out.failure)
+    assert str(out.failure).endswith("(while booting)") and not out.timed_out
+    assert isinstance(out.failure, BootError)
     assert not list((tmp_path / "cache" / "checkpoints").iterdir())
     assert rd.console("client").read_text() == "Linux version 6.1\n"  # kept in the run
 
@@ -480,7 +483,7 @@ def test_a_boot_whose_simulated_time_stands_still_is_stopped_as_stalled(
     # The rule's host-time bound, shortened from its 600 s to keep the test quick.
     monkeypatch.setattr(engine, "BOOT_STALL", process.Stall(sim_s=2.0, wall_s=1.0))
     _, out, _ = _run(quickstart, tmp_path, "a")
-    assert out.engine_failure.startswith("boot stalled: simulated time stood still at 0.300 s")
+    assert str(out.failure).startswith("boot stalled: simulated time stood still at 0.300 s")
 
 
 def test_engine_digest_covers_the_binary_and_the_configs(fake_gem5: Path, monkeypatch):

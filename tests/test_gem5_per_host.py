@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from g5net import spec as specmod
-from g5net.engines.gem5.dist import SWITCH, process_log
-from g5net.engines.gem5.wakeups import polling_idle
+from g5net.engines.gem5.dist import SWITCH
 from g5net.machine.local_ports import listening_ports
+from g5net.machine.wakeups import polling_idle
 from g5net.runs import execute as run
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
@@ -65,7 +65,7 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     # Each process's own m5out under its name, the merged stats.txt beside them.
     for name in ("server", "client", SWITCH):
         assert (per_host_run.m5out / name / "config.ini").is_file(), name
-    assert (per_host_run.m5out / "server" / "stats.txt").is_file()
+    assert per_host_run.host_stats("server").is_file()
     mine, theirs = (json.loads(p.read_text()) for p in (per_host_run.results_json,
                                                         ONE_PROCESS / "results.json"))
     assert mine.keys() == theirs.keys() == {"server", "client"}
@@ -92,7 +92,7 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     # (its closed connections linger in TIME_WAIT for a minute, harmlessly).
     assert _gem5_pids(per_host_run.path.parent) == []  # ran under a .tmp- name there
     port = int(re.search(r"tcp_iface listening on port (\d+)",
-                         process_log(per_host_run.engine_log, SWITCH).read_text())[1])
+                         per_host_run.process_log(SWITCH).read_text())[1])
     assert port not in listening_ports()
     # The log says whether idle CPUs polled between the barriers (here as in this test).
     with polling_idle() as idle:

@@ -17,6 +17,7 @@ from g5net.artifacts.images import Image
 from g5net.artifacts.kernels import Kernel
 from g5net.commands import sweep as sweep_command
 from g5net.engines.base import Artifacts, EngineInfo
+from g5net.engines.qemu import QemuEngine
 from g5net.errors import CorruptRunError, OutputError
 from g5net.machine import atomic
 from g5net.model import sweep
@@ -206,9 +207,7 @@ def test_commit_retries_when_another_run_lands_first(tmp_path, monkeypatch):
 
 # ------------------------------------------------- the environment refuses
 
-class _FakeEngine(engines.Engine):
-    name = "qemu"
-
+class _FakeEngine(QemuEngine):
     def info(self):
         return EngineInfo("qemu", Path("/bin/true"), "0", "0" * 64)
 
@@ -222,7 +221,7 @@ def _arts(tmp_path: Path) -> Artifacts:
 
 
 def test_a_full_disk_leaves_no_half_made_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(engines, "get", lambda name: _FakeEngine())
+    monkeypatch.setattr(engines, "get", lambda name, options: _FakeEngine())
 
     def full(path, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
@@ -264,7 +263,7 @@ def test_a_run_json_without_status_is_corrupt(tmp_path):
 
 def test_an_output_folder_that_cannot_be_made_is_an_output_error(tmp_path, monkeypatch):
     """Refused by the system as root too: a folder under a plain file."""
-    monkeypatch.setattr(engines, "get", lambda name: _FakeEngine())
+    monkeypatch.setattr(engines, "get", lambda name, options: _FakeEngine())
     (tmp_path / "file").write_text("")
     out = tmp_path / "file" / "results"
     spec = sweep.load(EXAMPLES / "quickstart.toml").points[0].spec

@@ -18,8 +18,8 @@ from pathlib import Path
 from g5net.guest.protocol import BEGIN, END
 from g5net.metrics import derive as run_metrics
 from g5net.model.sweep import Point, Sweep, expand
+from g5net.runs import identity, rundir, sweepdir
 from g5net.runs import record as run_record
-from g5net.runs import rundir, sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
 from g5net.spec import Spec, from_dict
@@ -188,7 +188,7 @@ def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") ->
     """A run committed into `store` by the product's writers, as `g5net run`
     commits one: run.json (run_record), results.json, and the metrics.json that
     run_metrics.compute writes."""
-    run_id = s.digest()
+    run_id = identity.spec_digest(s)
     rd = rundir.begin(store, s.experiment.name, run_id)
     res = results(s, mbps)
     rd.write_json(rd.results_json, res)
@@ -218,7 +218,7 @@ def make_sweep(path: Path, ran: bool = True) -> Path:
     sweep's own writers: the plan (sweep.json) and, where it `ran`, every point's
     committed run in runs/ and a run still being written there."""
     sd, s = SweepDir(path), placement_sweep()
-    points = tuple(PlannedPoint.of(p, p.spec.digest()) for p in s.points)
+    points = tuple(PlannedPoint.of(p, identity.spec_digest(p.spec)) for p in s.points)
     sweepdir.write(sd, sweepdir.Plan("test-sweep.toml", s.parameters, points))
     if ran:
         for p in s.points:

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from g5net.engines import qemu
-from g5net.engines.gem5 import gem5_args
 from g5net.engines.gem5.engine import Gem5Engine
 from g5net.engines.gem5.engine import check_spec as gem5_check_spec
 from g5net.errors import EngineError, Gem5Error, StatsParseError
 from g5net.metrics import profile
+from g5net.runs import identity
 from g5net.spec import PC_SAMPLE_WINDOW_US, SpecError, from_dict
 from g5net.stats import pc_samples
 
@@ -144,8 +144,8 @@ def test_a_period_too_short_for_its_window_is_refused_by_name():
 
 def test_sampling_is_part_of_the_run_id_only_when_on():
     plain = from_dict(_spec({}))
-    assert from_dict(_spec({"pc_sample_us": 0})).digest() == plain.digest()
-    assert from_dict(_spec({"pc_sample_us": 100})).digest() != plain.digest()
+    assert identity.spec_digest(from_dict(_spec({"pc_sample_us": 0}))) == identity.spec_digest(plain)
+    assert identity.spec_digest(from_dict(_spec({"pc_sample_us": 100}))) != identity.spec_digest(plain)
 
 
 def test_sampling_where_gem5_cannot_trace_is_refused_before_any_run():
@@ -168,8 +168,8 @@ def test_a_gem5_fast_build_is_refused_for_sampling(gem5_engine, tmp_path):
     engine.usable(from_dict(_spec({})))  # the same build, unsampled: usable
 
 
-def test_sampling_beside_a_users_own_debug_trace_is_refused(gem5_engine, monkeypatch):
-    monkeypatch.setenv(gem5_args.ENV_ARGS, "--debug-flags=Ethernet --debug-start=1000")
+def test_sampling_beside_a_users_own_debug_trace_is_refused(gem5_engine):
+    traced = Gem5Engine(gem5_engine.probe().binary, ("--debug-flags=Ethernet", "--debug-start=1000"))
     with pytest.raises(Gem5Error, match=r"drop --debug-flags=Ethernet --debug-start=1000 from"):
-        gem5_engine.usable(from_dict(_spec({"pc_sample_us": 100})))
-    gem5_engine.usable(from_dict(_spec({})))
+        traced.usable(from_dict(_spec({"pc_sample_us": 100})))
+    traced.usable(from_dict(_spec({})))

@@ -15,16 +15,18 @@ from pathlib import Path
 
 import pytest
 
+from g5net import engines
 from g5net import spec as specmod
-from g5net.commands import system as system_command
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
 from g5net.engines.gem5 import engine as gem5_engine
-from g5net.engines.gem5 import process
-from g5net.engines.gem5.config_files import configs_digest
+from g5net.engines.gem5 import dist, process
+from g5net.engines.gem5.checkpoints import Checkpoint
+from g5net.engines.gem5.config_files import configs_digest, dist_config_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import protocol
-from g5net.runs import execute as run
+from g5net.runs import identity
+from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 
 REPO = Path(__file__).resolve().parents[1]
@@ -36,25 +38,24 @@ def per_host(extra: str = "", text: str = GEM5_QUICKSTART) -> specmod.Spec:
     return specmod.loads(text.replace("[experiment]\n", f"[experiment]\nprocesses = \"per-host\"\n{extra}"))
 
 
-def test_one_process_runs_keep_their_ids():
-    """The layout's keys do not enter a one-process spec's digest: the gem5
-    fixture's run id, recomputed from its run.json today, is the one it has."""
+def test_one_process_runs_keep_their_ids(monkeypatch):
+    """The layout's keys do not enter a one-process run's id: the gem5
+    fixture's run id, recomputed from its run.json today, is the one it has;
+    per host, the engine adds the per-host config's digest."""
     record = json.loads((FIXTURE / "run.json").read_text())
     spec = specmod.from_dict(record["spec"])
     assert spec.experiment.processes == "one"
-    info = EngineInfo("gem5", Path(record["engine"]["binary"]), record["engine"]["version"],
-                      record["engine"]["digest"], (), "any per-host digest")
-
-    class Arts:
-        @staticmethod
-        def digests() -> dict[str, str]:
-            return {name: a["digest"] for name, a in record["artifacts"].items()}
-    assert run.run_id(spec, Arts(), info) == record["run_id"]  # type: ignore[arg-type]
+    monkeypatch.setattr(gem5_engine.Gem5Engine, "info", lambda self: EngineInfo(
+        "gem5", Path(record["engine"]["binary"]), record["engine"]["version"], record["engine"]["digest"]))
+    engine = gem5_engine.Gem5Engine()
+    arts = {name: a["digest"] for name, a in record["artifacts"].items()}
+    assert identity.run_id(spec, arts, engine.identity(spec)) == record["run_id"]
     # ... while per-host is another run, and its configs count in it.
     other = specmod.from_dict({**record["spec"], "experiment": {**record["spec"]["experiment"],
                                                                 "processes": "per-host"}})
-    ids = {run.run_id(other, Arts(), info), run.run_id(other, Arts(), EngineInfo(
-        "gem5", info.binary, info.version, info.digest, (), "changed"))}  # type: ignore[arg-type]
+    key = engine.identity(other)
+    assert key == {"name": "gem5", "digest": record["engine"]["digest"], "per_host": dist_config_digest()}
+    ids = {identity.run_id(other, arts, key), identity.run_id(other, arts, {**key, "per_host": "changed"})}
     assert len(ids) == 2 and record["run_id"] not in ids
     assert json.loads((FIXTURE / "provenance.json").read_text())["configs_digest"] == configs_digest()
 
@@ -225,12 +226,61 @@ def test_a_slurm_job_with_fewer_tasks_than_hosts_is_refused_before_the_run(monke
     gem5_engine.check_spec(spec)
 
 
-def test_system_says_how_the_hosts_are_laid_out_in_processes():
-    assert system_command.processes(specmod.loads(GEM5_QUICKSTART)) == {"layout": "one"}
+def test_the_engine_says_how_the_hosts_are_laid_out_in_processes():
+    engine = engines.get("gem5")
+    assert engine.layout(specmod.loads(GEM5_QUICKSTART)) == {"layout": "one"}
     # Back to back: the 1 us link halved at the switch; the quantum is a hop.
-    assert system_command.processes(per_host()) == {
+    assert engine.layout(per_host()) == {
         "layout": "per-host", "hop_delay_us": {"server": 0.5, "client": 0.5}, "sync_quantum_us": 0.5}
     fan_in = per_host(text=(REPO / "examples" / "switched-gem5.toml").read_text())
-    laid_out = system_command.processes(fan_in)
+    laid_out = engine.layout(fan_in)
     assert laid_out["hop_delay_us"] == {"server": 1.0, "client-1": 1.0, "client-2": 1.0, "slow": 1.0}
     assert laid_out["sync_quantum_us"] == 1.0
+
+
+# A stand-in for one process of a per-host run: the switch says where it
+# listens, as gem5's TCPIface does; a host writes its console; each its report.
+FAKE_DIST_GEM5 = r'''
+import json, os, sys
+args = sys.argv[1:]
+outdir = [a.split("=", 1)[1] for a in args if a.startswith("--outdir=")][0]
+if "--switch" in args:
+    print("tcp_iface listening on port 4242", flush=True)
+else:
+    host = args[args.index("--host") + 1]
+    with open(os.path.join(outdir, host + ".pc.com_1.device"), "w") as c:
+        c.write("G5NET-BOOTED host=%s\n" % host)
+json.dump({"phase": "measure", "completed": True, "sim_seconds": 0.25, "reason": "", "exits": []},
+          open(os.path.join(outdir, "g5net-gem5.json"), "w"))
+'''
+
+
+@pytest.mark.parametrize("phase", ["boot", "measure"])
+def test_each_process_writes_where_the_run_directory_or_checkpoint_says(tmp_path: Path, monkeypatch,
+                                                                         phase: str):
+    """dist.run on stand-in processes: each has the output folder and log its
+    RunDir (measuring) or Checkpoint (booting) names, and the phase's log
+    holds them all in the end."""
+    monkeypatch.setenv("G5NET_IDLE_POLL", "0")
+    binary = tmp_path / "gem5.opt"
+    binary.write_text(f"#!{sys.executable}\n{FAKE_DIST_GEM5}")
+    binary.chmod(0o755)
+    spec = per_host()
+    if phase == "measure":
+        out: dist.Outputs = RunDir(tmp_path / "run")
+        log = out.engine_log
+    else:
+        out = Checkpoint("0" * 64, tmp_path / "checkpoint")
+        log = out.boot_log
+    log.parent.mkdir(parents=True)
+    boards = {h.name: h.name for h in spec.hosts}
+    result = dist.run(binary, spec, tmp_path / "config.json", out, tmp_path / "cpt", log,
+                      time.monotonic() + 60, boards)
+    assert result.returncode == 0 and result.report is not None and result.report.completed
+    for name in ("server", "client", dist.SWITCH):
+        assert out.process_log(name).read_text().split()[0] == str(binary), name
+        assert f"==> {out.process_log(name).name} <==" in log.read_text()
+        assert (out.process_out(name) / "g5net-gem5.json").is_file()
+    assert dist.host_consoles(spec, out, boards)["client"].read_text() == "G5NET-BOOTED host=client\n"
+    prefix = "engine" if phase == "measure" else "boot"
+    assert out.process_log("server") == log.parent / f"{prefix}-server.log"

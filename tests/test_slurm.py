@@ -16,7 +16,6 @@ import pytest
 from conftest import EXAMPLES
 from test_gem5_per_host import check_fan_in, per_host_fan_in
 
-from g5net.engines.gem5.dist import process_log
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import SweepDir
@@ -228,7 +227,7 @@ def test_a_per_host_fan_in_is_one_slurm_job_of_4_tasks(slurm_cluster, gem5_engin
     [point] = sweepdir.read(sd).points
     rd = RunDir(sd.store / point.dir_name)
     check_fan_in(rd, each_bytes)
-    first = {h: process_log(rd.engine_log, h).read_text().splitlines()[0]
+    first = {h: rd.process_log(h).read_text().splitlines()[0]
              for h in ("server", "client-1", "client-2", "slow")}
     assert first["server"].split()[0].endswith("gem5.opt")
     for client in ("client-1", "client-2", "slow"):

@@ -14,8 +14,8 @@ import pytest
 from g5net import cli
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
+from g5net.runs import identity, rundir
 from g5net.runs import record as run_record
-from g5net.runs import rundir
 from g5net.runs.rundir import RunDir
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
@@ -29,14 +29,14 @@ def renamed(tmp_path_factory) -> RunDir:
     d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
     spec = specmod.from_dict(d)
     store = tmp_path_factory.mktemp("results")
-    rd = rundir.begin(store, spec.experiment.name, spec.digest())
-    record = run_record.begin(spec.digest(), spec.experiment.name, spec.to_dict())
+    rd = rundir.begin(store, spec.experiment.name, identity.spec_digest(spec))
+    record = run_record.begin(identity.spec_digest(spec), spec.experiment.name, spec.to_dict())
     record["boards"] = board_names(spec)
     rd.write_json(rd.run_json, run_record.finish(record, "done", 1.0))
     rd.m5out.mkdir()
     stats = (FIXTURE / "stats.txt").read_text()
     rd.stats_txt.write_text(re.sub(r"^client\.", "host_client_1.", stats, flags=re.M))
-    return rundir.commit(rd, store, spec.experiment.name, spec.digest())
+    return rundir.commit(rd, store, spec.experiment.name, identity.spec_digest(spec))
 
 
 def stats_json(capsys, *argv) -> dict[str, float]:

@@ -13,8 +13,8 @@ import pytest
 
 from g5net import cli
 from g5net import spec as specmod
+from g5net.runs import identity, rundir
 from g5net.runs import record as run_record
-from g5net.runs import rundir
 from g5net.runs.rundir import RunDir
 from g5net.stats.units import split_unit
 
@@ -27,12 +27,12 @@ def run(tmp_path_factory) -> RunDir:
     """The fixture's run committed by the product's writers, its stats in m5out/."""
     spec = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
     store = tmp_path_factory.mktemp("results")
-    rd = rundir.begin(store, spec.experiment.name, spec.digest())
-    record = run_record.begin(spec.digest(), spec.experiment.name, spec.to_dict())
+    rd = rundir.begin(store, spec.experiment.name, identity.spec_digest(spec))
+    record = run_record.begin(identity.spec_digest(spec), spec.experiment.name, spec.to_dict())
     rd.write_json(rd.run_json, run_record.finish(record, "done", 1.0))
     rd.m5out.mkdir()
     rd.stats_txt.write_bytes(STATS.read_bytes())
-    return rundir.commit(rd, store, spec.experiment.name, spec.digest())
+    return rundir.commit(rd, store, spec.experiment.name, identity.spec_digest(spec))
 
 
 BEGIN = "---------- Begin Simulation Statistics ----------"

@@ -7,6 +7,7 @@ from conftest import EXAMPLES
 
 from g5net.errors import SpecError
 from g5net.model import sweep
+from g5net.runs import identity
 
 
 def _expand(quickstart_text: str, table: str) -> sweep.Sweep:
@@ -16,7 +17,7 @@ def _expand(quickstart_text: str, table: str) -> sweep.Sweep:
 def test_example_has_six_distinct_points():
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
     assert len(s.points) == 6
-    assert len({p.spec.digest() for p in s.points}) == 6
+    assert len({identity.spec_digest(p.spec) for p in s.points}) == 6
     assert s.parameters == ("workloads.stream.msg_bytes", "workloads.stream.streams",
                             "host.nic.mtu", "workloads.stream.window_bytes")
     last = s.points[-1]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from g5net.engines.gem5 import wakeups
+from g5net.machine import wakeups
 
 
 def _limit_us() -> int:

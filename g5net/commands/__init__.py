@@ -27,8 +27,7 @@ def add_gem5_args(p: argparse.ArgumentParser) -> None:
                    help="pass FLAG to gem5 in the measured phase, one word each "
                         "(--gem5-arg=--debug-flags=Ethernet --gem5-arg=--debug-file=eth.log; "
                         "the trace lands in the run's m5out/); recorded in run.json, and part "
-                        "of the run id unless it only adds gem5's debug output; repeatable; "
-                        "also read from $G5NET_GEM5_ARGS")
+                        "of the run id unless it only adds gem5's debug output; repeatable")
 
 
 def add_sources(p: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import time
 import tty
 from pathlib import Path
 
-from ..engines.gem5.boards import board_names, console_socket
+from .. import engines
 from ..errors import CorruptRunError, G5netError
 from ..runs.rundir import TMP_PREFIX, RunDir, read_record
 from ..spec import from_dict
@@ -62,8 +62,9 @@ def main(args: argparse.Namespace) -> int:
     spec = from_dict(read_record(rd.spec_json), source=str(rd.spec_json))
     host = spec.host(args.host)
     if _in_progress(rd):
-        if spec.experiment.engine == "gem5":
-            return relay_gem5(rd, board_names(spec)[host.name])
+        sockets = engines.get(spec.experiment.engine).console_sockets(spec, rd, host.name)
+        if sockets:
+            return relay(rd, sockets)
         return follow(rd.console(host.name), rd)
     if rd.console(host.name).exists():
         sys.stdout.write(rd.console(host.name).read_text(errors="replace"))
@@ -80,10 +81,9 @@ def _in_progress(rd: RunDir) -> bool:
             and _status(rd) in (None, "running"))
 
 
-def relay_gem5(rd: RunDir, board: str) -> int:
-    """Attach to the board's terminal in whichever gem5 phase runs, the boot's
-    and then the measurement's, until the run ends or the user detaches."""
-    sockets = [rd.m5out_boot / console_socket(board), rd.m5out / console_socket(board)]
+def relay(rd: RunDir, sockets: tuple[Path, ...]) -> int:
+    """Attach to the terminal at whichever of `sockets` is open (gem5: the
+    boot's, then the measurement's), until the run ends or the user detaches."""
     while _in_progress(rd):
         for sock in sockets:
             if sock.is_socket():

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
-from .. import __version__, artifacts, home
-from ..engines.gem5 import Gem5Engine, wakeups
-from ..engines.gem5.probe import HOW_TO_POINT, SUPPORTED_MAJOR, choose_binary
-from ..engines.qemu import QemuEngine
+from .. import __version__, artifacts, engines, home
 from ..errors import G5netError
 
 
@@ -32,65 +28,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-# What each missing piece is needed for, said beside it.
+# What each missing artifact is needed for, said beside it; each engine says
+# what it is needed for itself.
 NEEDED_FOR = {
-    "gem5": 'engine = "gem5" runs (examples/*-gem5.toml); QEMU runs do without it',
-    "qemu": 'engine = "qemu" runs (the default, and make demo without gem5): '
-            'apt-get install qemu-system-x86',
     "kernel-smp": 'specs with kernel = "smp" (the default); a run builds it on first use',
     "kernel-up": 'specs with kernel = "up"; a run builds it on first use',
     "image": "every run; a run builds it on first use",
 }
-# gem5's default X86 gem5.opt, Ruby included: about 3 hours of one core
-# (../shared/GEM5-NOTES.md: 82 minutes on 2 cores without Ruby; Ruby adds more).
-# scripts/build_gem5.sh says the same.
-GEM5_BUILD_CORE_MINUTES = 180
-GEM5_TAG = f"v{SUPPORTED_MAJOR}.0.0.1"
-GEM5_REPOSITORY = "https://github.com/gem5/gem5"
-
-
-def gem5_recipe(cores: int | None = None) -> list[str]:
-    """How to build the gem5 g5net needs: `make gem5` (scripts/build_gem5.sh),
-    with the time to expect on this machine."""
-    cores = cores or os.cpu_count() or 1
-    in_checkout = (home.REPO / "scripts" / "build_gem5.sh").is_file()
-    make = f"make -C {home.REPO} gem5 GEM5_SRC=~/gem5" if in_checkout else \
-        "make gem5 GEM5_SRC=~/gem5    # in a g5net checkout"
-    return [f"to build one (gem5 v{SUPPORTED_MAJOR}, X86 gem5.opt, about "
-            f"{GEM5_BUILD_CORE_MINUTES // cores} minutes of compilation on this machine's "
-            f"{cores} core{'s' if cores > 1 else ''}):",
-            f"  git clone --depth 1 --branch {GEM5_TAG} {GEM5_REPOSITORY} ~/gem5",
-            f"  {make}",
-            f"it checks the tree is v{SUPPORTED_MAJOR}, installs Debian's build packages, runs scons on every "
-            "core and ends with the G5NET_GEM5= line to export"]
-
-
-def gem5_report() -> dict[str, Any]:
-    try:
-        b = Gem5Engine().probe()
-    except G5netError as e:
-        return {"ok": False, "error": str(e), "needed_for": NEEDED_FOR["gem5"],
-                "recipe": gem5_recipe()}
-    problems = b.problems()
-    try:
-        why = choose_binary()[1]
-    except G5netError:
-        why = "given to the engine"
-    found = {"ok": not problems, "binary": str(b.binary), "why": why, "version": b.version,
-             "isas": list(b.isas), "protocol": b.protocol, "classic_caches": b.classic_caches,
-             "kvm_cpu": b.kvm_cpu, "kvm_usable": b.kvm_usable, "digest": b.digest,
-             "problems": problems}
-    if problems:
-        found.update(needed_for=NEEDED_FOR["gem5"], recipe=gem5_recipe())
-    return found
-
-
-def qemu_report() -> dict[str, Any]:
-    try:
-        info = QemuEngine().info()
-    except G5netError as e:
-        return {"ok": False, "error": str(e), "needed_for": NEEDED_FOR["qemu"]}
-    return {"ok": True, "binary": str(info.binary), "version": info.version}
 
 
 def artifacts_report() -> dict[str, Any]:
@@ -111,16 +55,12 @@ def artifacts_report() -> dict[str, Any]:
     return out
 
 
-def per_host_report() -> dict[str, Any]:
-    """What idle CPUs would do between a per-host run's barriers here."""
-    with wakeups.polling_idle() as idle:
-        return {"idle_cpus": idle}
-
-
 def report() -> dict[str, Any]:
-    return {"g5net": {"version": __version__, "revision": home.revision(), "files": str(home.REPO)},
-            "gem5": gem5_report(), "qemu": qemu_report(), "artifacts": artifacts_report(),
-            "per_host": per_host_report(), "cache_dir": str(artifacts.cache_dir())}
+    found: dict[str, Any] = {"g5net": {"version": __version__, "revision": home.revision(),
+                                       "files": str(home.REPO)}}
+    for name in engines.NAMES:
+        found.update(engines.get(name).doctor())
+    return {**found, "artifacts": artifacts_report(), "cache_dir": str(artifacts.cache_dir())}
 
 
 def _indented(lines: list[str]) -> str:
@@ -141,7 +81,7 @@ def _gem5_line(g: dict[str, Any]) -> str:
             f"classic caches {'yes' if g['classic_caches'] else 'no'}, "
             f"Ruby protocol {g['protocol'] or '-'}, KVM CPU {kvm}")
     for p in g["problems"]:
-        line += f"\n           problem: {p}; {HOW_TO_POINT}"
+        line += f"\n           problem: {p}; {g['how_to_point']}"
     if g["problems"]:
         line += _needed_for(g) + _indented(g["recipe"])
     return line

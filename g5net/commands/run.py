@@ -10,7 +10,6 @@ from typing import Any
 
 from .. import engines
 from .. import spec as specmod
-from ..engines.gem5 import gem5_args
 from ..errors import EngineError
 from ..runs import execute as run
 from . import add_gem5_args, bundled_file
@@ -79,11 +78,11 @@ def best_engine(log) -> str:
 
 def main(args: argparse.Namespace) -> int:
     log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
-    gem5_args.export(args.gem5_arg)
+    options = engines.EngineOptions.of(args.gem5_arg)
     spec = specmod.load(args.spec)
     if args.engine:
         spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)
-    rd = run.execute(spec, args.out, progress=log)
+    rd = run.execute(spec, args.out, progress=log, options=options)
     record = rd.read_run()
     metrics = json.loads(rd.metrics_json.read_text()) if rd.metrics_json.exists() else {"hosts": {}}
     if args.json:

@@ -11,8 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .. import runners
-from ..engines.gem5 import checkpoints, gem5_args
+from .. import engines, runners
 from ..errors import UsageError
 from ..model import sweep as sweepmod
 from ..runners import local, lock, slurm
@@ -132,17 +131,18 @@ def main(args: argparse.Namespace) -> int:
 
 def _sweep(args: argparse.Namespace) -> int:
     _check_flags(args)
-    # Before the plan: a flag that changes the simulation changes the run ids.
-    gem5_args.export(args.gem5_arg)
+    # In the plan: a flag that changes the simulation changes the run ids.
+    options = engines.EngineOptions.of(args.gem5_arg)
     sweep = sweepmod.load(args.spec, args.max_points)
     # experiment.name is validated as one plain file name: this stays in results/.
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name
     sd = SweepDir(out.resolve())
     if args.dry_run:
-        return _dry_run(sd, planmod.make(sweep, str(args.spec), _log, build=False), args)
+        return _dry_run(sd, planmod.make(sweep, str(args.spec), _log, build=False, options=options),
+                        args)
     with lock.exclusive(sd):
         lock.wait_for_workers(sd)
-        plan = planmod.make(sweep, str(args.spec), _log)
+        plan = planmod.make(sweep, str(args.spec), _log, options=options)
         sweepdir.write(sd, plan)
         todo = store.to_run(sd, plan, args.retry_failed)
         for path in store.set_aside_corrupt(sd.store, todo):
@@ -157,14 +157,20 @@ def _sweep(args: argparse.Namespace) -> int:
 def _boots(points: list[sweepdir.PlannedPoint]) -> int:
     """Boots that running `points` takes: each boot checkpoint not built yet once,
     however many points restore it; every host of a point that has none (QEMU)."""
-    new = {p.checkpoint for p in points if p.checkpoint and not checkpoints.built(p.checkpoint)}
+    new = {p.checkpoint for p in points if p.checkpoint and not _built(p)}
     return len(new) + sum(len(p.spec["hosts"]) for p in points if not p.checkpoint)
 
 
 def _boot_cell(p: sweepdir.PlannedPoint) -> str:
     if not p.checkpoint:
         return f"boots {len(p.spec['hosts'])} hosts"
-    return f"checkpoint {p.checkpoint[:8]} {'built' if checkpoints.built(p.checkpoint) else 'to boot'}"
+    return f"checkpoint {p.checkpoint[:8]} {'built' if _built(p) else 'to boot'}"
+
+
+def _built(p: sweepdir.PlannedPoint) -> bool:
+    """Whether the boot checkpoint `p` restores is built."""
+    return p.checkpoint is not None and engines.get(p.spec["experiment"]["engine"]).checkpoint_built(
+        p.checkpoint)
 
 
 def _run_local(sd: SweepDir, plan: sweepdir.Plan, todo: list[sweepdir.PlannedPoint],

@@ -9,9 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .. import engines
 from .. import spec as specmod
-from ..engines.gem5 import Gem5Engine, gem5_args
-from ..engines.gem5.boards import board_names
 from ..errors import Gem5Error
 from ..runs import execute as run
 from ..stats import system
@@ -53,15 +52,6 @@ def pcie(nic: specmod.Nic) -> dict[str, Any]:
             "read_bytes_in_flight": nic.pcie_read_bytes_in_flight}
 
 
-def processes(spec: specmod.Spec) -> dict[str, Any]:
-    """How the spec's hosts are laid out in gem5 processes, and, per host, how
-    they are synchronised: each host's delay to dist-gem5's switch, the quantum."""
-    if spec.experiment.processes == "one":
-        return {"layout": "one"}
-    return {"layout": "per-host", "hop_delay_us": spec.hop_delays_us(),
-            "sync_quantum_us": spec.sync_quantum_us}
-
-
 def _print_processes(p: dict[str, Any]) -> None:
     if p["layout"] == "one":
         print("processes: one gem5 process for every host")
@@ -99,9 +89,8 @@ def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    gem5_args.export(args.gem5_arg)
     spec = specmod.load(args.spec)
-    engine = Gem5Engine()
+    engine = engines.get("gem5", engines.EngineOptions.of(args.gem5_arg))
     # No usable gem5, or a spec it cannot build: said before any artifact is built.
     engine.usable(spec)
     arts = run.resolve_artifacts(spec, progress=lambda m: print(m, file=sys.stderr))
@@ -111,13 +100,13 @@ def main(args: argparse.Namespace) -> int:
         except Gem5Error as e:
             print(f"g5net system: {e}", file=sys.stderr)
             return 1
-        summary = system.summarise(system.read(ini), board_names(spec))
+        summary = system.summarise(system.read(ini), engine.boards(spec))
     for name, s in summary.items():
         host = spec.host(name)
         s["memory_type"] = host.memory_type
         if host.nic.attach == "pcie":
             s["pcie"] = pcie(host.nic)
-    layout = processes(spec)
+    layout = engine.layout(spec)
     if args.json:
         json.dump({"hosts": summary, "processes": layout,
                    "config_ini": str(ini) if args.out else None}, sys.stdout, indent=2)

@@ -1,19 +1,24 @@
-"""Engines: which simulator models the hosts. Chosen by name from the spec."""
+"""Engines: which simulator models the hosts. Chosen by name from the spec.
+
+`get` is the one door to an engine: nothing outside an engine's package
+imports it; callers ask the `Engine` (base.py) what they need.
+"""
 
 from __future__ import annotations
 
 from ..errors import EngineError
 from .base import Engine
+from .options import EngineOptions
 
 NAMES = ("qemu", "gem5")
 
 
-def get(name: str) -> Engine:
+def get(name: str, options: EngineOptions = EngineOptions()) -> Engine:
     if name == "qemu":
         from .qemu import QemuEngine
         return QemuEngine()
     if name == "gem5":
         from .gem5 import Gem5Engine
-        return Gem5Engine()
+        return Gem5Engine(args=options.gem5_args)
     raise EngineError(f"experiment.engine: engine {name!r} is not available in this g5net "
                       f"(available: {', '.join(NAMES)})")

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import abc
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..artifacts import Image, Kernel, cache_dir
 from ..artifacts.cache import sha256_file
+from ..errors import EngineError
 from ..machine import atomic
+from ..runners.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Spec
 
@@ -39,13 +42,24 @@ class Outcome:
     consoles: dict[str, str]
     wall_s: float
     timed_out: bool = False
-    # Set when the engine itself failed (crash, panic of the simulator), with its log tail.
-    engine_failure: str | None = None
+    # Set when the engine itself failed (crash, panic of the simulator; a
+    # BootError where the hosts did not boot), with its log tail.
+    failure: EngineError | None = None
     engine_log_tail: str = ""
     boot_s: dict[str, float] = field(default_factory=dict)
     # Host -> the prefix of its statistics in the engine's stats.txt (gem5's
     # board names); empty where the engine writes none.
     boards: dict[str, str] = field(default_factory=dict)
+
+
+class BootFailed(EngineError):
+    """A boot into a checkpoint failed, as `outcome` says (its `failure`, or a
+    guest panic on its consoles, or the time limit)."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(str(outcome.failure) if outcome.failure else
+                         "timed out" if outcome.timed_out else "a guest panicked (its console says how)")
+        self.outcome = outcome
 
 
 @dataclass(frozen=True)
@@ -56,11 +70,6 @@ class EngineInfo:
     digest: str
     # Flags the user passes to the engine itself (recorded in run.json).
     args: tuple[str, ...] = ()
-    # What else decides a run whose processes are laid out per host (gem5's
-    # dist-gem5 configs); part of those runs' ids only.
-    per_host_digest: str | None = None
-    # Likewise for runs that sample program counters (experiment.pc_sample_us).
-    pc_sampling_digest: str | None = None
 
 
 class Engine(abc.ABC):
@@ -70,6 +79,22 @@ class Engine(abc.ABC):
     def info(self) -> EngineInfo:
         """The binary this engine would run; EngineError saying how to get one if absent."""
 
+    def identity(self, spec: Spec) -> dict[str, str]:
+        """The engine's part of a run id of `spec` (g5net.runs.identity): what of
+        the engine decides the run. Its name and digest; an engine adds what
+        else `spec` makes it execute."""
+        info = self.info()
+        return {"name": info.name, "digest": info.digest}
+
+    @abc.abstractmethod
+    def resources(self, spec: Spec) -> Resources:
+        """The CPUs, memory and tasks a run of `spec` takes on this engine."""
+
+    @abc.abstractmethod
+    def layout(self, spec: Spec) -> dict[str, Any]:
+        """How this engine lays out the processes of a run of `spec`: `layout`
+        (`one` process for every host, or `per-host`) and what goes with it."""
+
     def check_spec(self, spec: Spec) -> None:
         """EngineError naming the key, where `spec` asks for what this engine cannot
         build; run before a run directory exists, and by every dry run."""
@@ -77,6 +102,46 @@ class Engine(abc.ABC):
     def checkpoint_key(self, spec: Spec, artifacts: Artifacts) -> str | None:
         """The key of the boot checkpoint `spec` restores, shared by every run with the
         same key; None where the engine boots every host in every run."""
+        return None
+
+    def checkpoint_built(self, key: str) -> bool:
+        """Whether the boot checkpoint of `key` (checkpoint_key) is built."""
+        return False
+
+    def boards(self, spec: Spec) -> dict[str, str]:
+        """Host -> the prefix of its statistics in the engine's stats.txt; empty
+        where the engine writes none."""
+        return {}
+
+    def console_sockets(self, spec: Spec, rd: RunDir, host: str) -> tuple[Path, ...]:
+        """The sockets of `host`'s interactive serial terminal while `rd` runs, in
+        the order the run opens them; none where the engine only writes the console."""
+        return ()
+
+    def usable(self, spec: Spec) -> None:
+        """EngineError where this engine cannot run `spec` here: no binary, or one
+        that lacks what `spec` asks for."""
+        self.info()
+        self.check_spec(spec)
+
+    def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
+        """Build the system of `spec` without simulating it, into `outdir`; the
+        engine's description of it (gem5's config.ini)."""
+        raise EngineError(f"experiment.engine: the {self.name} engine builds no system to describe")
+
+    @abc.abstractmethod
+    def doctor(self) -> dict[str, Any]:
+        """This engine's entries of `g5net doctor`: what it finds here, each with
+        `ok`, and where something is missing what it is needed for."""
+
+    def provenance(self, specs: Sequence[Spec]) -> dict[str, str]:
+        """What a study's committed results made from runs of `specs` record of
+        this engine beyond its version, to tell later whether they are current."""
+        return {}
+
+    def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
+        """What of this engine changed since `provenance` (provenance()) was
+        recorded, in words; None where nothing did."""
         return None
 
     @abc.abstractmethod

@@ -17,10 +17,12 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-from ..errors import EngineError
+from ..errors import BootError, EngineError
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
 from ..machine.local_ports import free_ports, listening_ports
+from ..runners.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
 from ..workloads import job
@@ -28,6 +30,10 @@ from . import qemu_switch
 from .base import Artifacts, Engine, EngineInfo, Outcome, Progress, file_digest
 
 BINARY = "qemu-system-x86_64"
+NEEDED_FOR = ('engine = "qemu" runs (the default, and make demo without gem5): '
+              'apt-get install qemu-system-x86')
+# Memory a QEMU process takes beyond the guest RAM it models (code cache, devices).
+OVERHEAD_MB_PER_HOST = 256
 POLL_S = 0.2
 # A guest that has printed its results gets this long to power off by itself.
 EXIT_GRACE_S = 20
@@ -116,6 +122,22 @@ class QemuEngine(Engine):
 
     def check_spec(self, spec: Spec) -> None:
         check_spec(spec)
+
+    def resources(self, spec: Spec) -> Resources:
+        # One QEMU per host, one TCG thread per virtual CPU.
+        return Resources.of(spec, cpus=sum(h.cpu.count for h in spec.hosts),
+                            mem_mb=sum(h.memory_mb + OVERHEAD_MB_PER_HOST for h in spec.hosts))
+
+    def doctor(self) -> dict[str, Any]:
+        try:
+            info = self.info()
+        except EngineError as e:
+            return {"qemu": {"ok": False, "error": str(e), "needed_for": NEEDED_FOR}}
+        return {"qemu": {"ok": True, "binary": str(info.binary), "version": info.version}}
+
+    def layout(self, spec: Spec) -> dict[str, Any]:
+        """A QEMU process per host, joined by a switch process (qemu_switch.py)."""
+        return {"layout": "per-host"}
 
     def info(self) -> EngineInfo:
         found = shutil.which(BINARY)
@@ -222,7 +244,7 @@ class QemuEngine(Engine):
         reported: dict[str, float] = {}
         died_at: float | None = None
         timed_out = False
-        failure = None
+        failure: EngineError | None = None
         while any(p.poll() is None for p in procs.values()):
             now = time.monotonic()
             for name, p in procs.items():
@@ -242,7 +264,8 @@ class QemuEngine(Engine):
                 break
             if now > boot_deadline and len(boot_s) < len(procs):
                 slow = sorted(set(procs) - set(boot_s))
-                failure = f"boot: {', '.join(slow)} did not boot within {spec.experiment.boot_timeout_s} s"
+                failure = BootError(f"boot: {', '.join(slow)} did not boot within "
+                                    f"{spec.experiment.boot_timeout_s} s")
                 break
             if died_at is not None and now - died_at > PEER_GRACE_S:
                 break
@@ -255,6 +278,6 @@ class QemuEngine(Engine):
             for name in procs if rd.qemu_log(name).stat().st_size)
         for name, p in procs.items():
             if p.poll() not in (None, 0) and failure is None and name not in reported and log_tail:
-                failure = f"qemu for {name} exited with status {p.returncode}"
+                failure = EngineError(f"qemu for {name} exited with status {p.returncode}")
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
-                       engine_failure=failure, engine_log_tail=log_tail, boot_s=boot_s)
+                       failure=failure, engine_log_tail=log_tail, boot_s=boot_s)

@@ -43,6 +43,7 @@ from typing import Any, Callable, Mapping
 
 from .. import spec as specmod
 from ..errors import SpecError
+from ..runs import identity
 from ..spec import Spec
 
 ZIP = "zip"
@@ -412,7 +413,7 @@ def expand(data: Mapping, source: str = "spec", max_points: int = MAX_POINTS) ->
         chosen = {a.path: a.values[i] for g, i in zip(groups, choice) for a in g}
         params = {a.path: chosen[a.path] for a in axes}
         point = _point(index, base, params, axes, derivations, source)
-        digest = point.spec.digest()
+        digest = identity.spec_digest(point.spec)
         if digest in seen:
             raise SpecError(f"sweep point {index} ({point.label}) is the same experiment as "
                             f"point {seen[digest]}: every point must differ")

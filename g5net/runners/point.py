@@ -27,14 +27,15 @@ def _terminate(signum: int, frame) -> None:
 
 def run_point(sd: SweepDir, index: int) -> str:
     """Run point `index` of the sweep at `sd`; returns the committed run's status."""
-    point = read(sd).point(index)
+    plan = read(sd)
+    point = plan.point(index)
     spec = point.load_spec()
     # Remains of an earlier attempt at this point, killed before it could clean up.
     store.remove_temporaries(sd.store, point)
     # Never build here: the plan built the artifacts once; a worker that finds them
     # changed fails instead of starting a kernel build beside every other worker.
     rd = run.execute(spec, sd.store, progress=lambda m: print(f"[point {index}] {m}", flush=True),
-                     build=False)
+                     build=False, options=plan.options)
     record = rd.read_run()
     if record["run_id"] != point.run_id:
         raise RunnerError(f"point {index}: ran as {record['run_id'][:12]}, planned as "

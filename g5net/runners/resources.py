@@ -1,4 +1,9 @@
-"""What one point needs from the machine: CPUs, memory, wall-clock time."""
+"""What one point needs from the machine: CPUs, memory, wall-clock time.
+
+The engine that runs a point says how many CPUs and how much memory its
+processes take (`Engine.resources`); the time is the runner's: the spec's
+limit and a margin.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from ..engines.gem5 import dist
 from ..spec import Spec
 
-# Memory a simulator needs beyond the guest RAM it models: a QEMU process per
-# host (code cache, devices), a gem5 process per run (the object graph, stats).
-QEMU_OVERHEAD_MB_PER_HOST = 256
-GEM5_OVERHEAD_MB = 2048
-# A per-host gem5 process holds one board, or none (the switch's): measured
-# (gem5's hostMemory) at 0.47-0.56 GiB beyond its 512 MiB guest for each host
-# of the per-host fan-in, 0.16 GiB for its switch; twice that, for headroom.
-GEM5_OVERHEAD_MB_PER_PROCESS = 1024
 # The engine enforces experiment.timeout_s and then tears the guests down; a
 # worker still alive this much later is hung and is killed.
 HARD_KILL_MARGIN_S = 60
@@ -27,27 +23,15 @@ class Resources:
     cpus: int  # in all
     mem_mb: int  # in all
     time_s: int
-    # Processes that may each run on a node of their own (gem5's per-host
-    # processes, dist.tasks); their CPUs and memory are shared out evenly.
+    # Processes that may each run on a node of their own (an engine's
+    # processes laid out per host); their CPUs and memory are shared out evenly.
     tasks: int = 1
 
     @classmethod
-    def of(cls, spec: Spec) -> "Resources":
-        guest_mb = sum(h.memory_mb for h in spec.hosts)
-        if spec.experiment.engine == "qemu":
-            # One QEMU per host, one TCG thread per virtual CPU.
-            cpus = sum(h.cpu.count for h in spec.hosts)
-            mem_mb = guest_mb + QEMU_OVERHEAD_MB_PER_HOST * len(spec.hosts)
-        elif spec.experiment.processes == "per-host":
-            # A single-threaded gem5 per host, each a task (the first shares
-            # its own with g5net and the switch, a gem5 without boards).
-            tasks = dist.tasks(spec)
-            return cls(cpus=tasks, mem_mb=guest_mb + GEM5_OVERHEAD_MB_PER_PROCESS * (tasks + 1),
-                       time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S, tasks=tasks)
-        else:
-            cpus = 1  # gem5 simulates every host in one single-threaded process
-            mem_mb = guest_mb + GEM5_OVERHEAD_MB
-        return cls(cpus=cpus, mem_mb=mem_mb, time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S)
+    def of(cls, spec: Spec, cpus: int, mem_mb: int, tasks: int = 1) -> "Resources":
+        """What a run of `spec` whose processes take `cpus` and `mem_mb` in all needs."""
+        return cls(cpus=cpus, mem_mb=mem_mb, time_s=spec.experiment.timeout_s + HARD_KILL_MARGIN_S,
+                   tasks=tasks)
 
     @property
     def time_min(self) -> int:

@@ -6,8 +6,6 @@ Statuses in run.json: `done`, `timeout`, or `failed:<class>` with class one of
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 import time
 import traceback
@@ -16,14 +14,14 @@ from typing import Any
 
 from .. import artifacts, engines
 from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
-from ..errors import GuestError, OutputError, os_error_text
+from ..errors import BootError, GuestError, OutputError, os_error_text
 from ..guest.protocol import panic_line
 from ..machine import atomic
 from ..metrics import derive as run_metrics
 from ..spec import Spec
 from ..workloads import results as guest_results
+from . import identity, rundir
 from . import record as run_record
-from . import rundir
 
 CONSOLE_TAIL_CHARS = 3000
 
@@ -41,19 +39,6 @@ def resolve_artifacts(spec: Spec, progress: Progress, build: bool = True) -> Art
     return Artifacts(kernels=kernels, image=image)
 
 
-def run_id(spec: Spec, arts: Artifacts, engine: EngineInfo) -> str:
-    """Content hash of what decides a run's outcome: the resolved spec, the artifacts
-    it boots and the engine binary. The same point never runs twice; a changed
-    kernel is never mistaken for the old one."""
-    key: dict = {"spec": spec.digest(), "artifacts": arts.digests(),
-                 "engine": {"name": engine.name, "digest": engine.digest}}
-    if spec.experiment.processes == "per-host":
-        key["engine"]["per_host"] = engine.per_host_digest
-    if spec.experiment.pc_sample_us:
-        key["engine"]["pc_sampling"] = engine.pc_sampling_digest
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-
-
 def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]:
     """(status, results by host, reasons)."""
     results: dict[str, Any] = {}
@@ -68,9 +53,9 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
             panicked |= panic_line(console) is not None
     if out.timed_out:
         return "timeout", results, reasons or ["wall-clock limit reached"]
-    if out.engine_failure:
-        cls = "boot" if out.engine_failure.startswith("boot") else "engine"
-        return f"failed:{cls}", results, [out.engine_failure] + reasons
+    if out.failure:
+        cls = "boot" if isinstance(out.failure, BootError) else "engine"
+        return f"failed:{cls}", results, [str(out.failure)] + reasons
     if panicked:
         return "failed:guest-panic", results, reasons
     if reasons:
@@ -82,24 +67,27 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
 
 
 def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True,
-            arts: Artifacts | None = None) -> rundir.RunDir:
+            arts: Artifacts | None = None,
+            options: engines.EngineOptions = engines.EngineOptions()) -> rundir.RunDir:
     """Run `spec` into a new run directory under `store`; returns the committed directory.
 
     The directory appears under its final name only when run.json holds the final
     status; Ctrl-C removes the half-made run. `arts` replaces the cached kernels
-    and image (a test booting a broken image, a user trying a kernel of their own).
+    and image (a test booting a broken image, a user trying a kernel of their own);
+    `options` are the user's for the engine (--gem5-arg).
     """
-    engine = engines.get(spec.experiment.engine)
+    engine = engines.get(spec.experiment.engine, options)
     engine.check_spec(spec)
     info = engine.info()
     arts = arts or resolve_artifacts(spec, progress, build=build)
-    rid = run_id(spec, arts, info)
+    engine_key = engine.identity(spec)
+    rid = identity.run_id(spec, arts.digests(), engine_key)
     try:
         rd = rundir.begin(store, spec.experiment.name, rid)
     except OSError as e:
         raise OutputError(f"{store}: cannot make a run directory: {os_error_text(e)}") from e
     try:
-        return _execute_in(rd, rid, spec, engine, info, arts, store, progress)
+        return _execute_in(rd, rid, spec, engine, info, engine_key, arts, store, progress)
     except OSError as e:
         if not rd.path.exists():
             raise  # committed as failed:internal; its run.json says why
@@ -109,11 +97,13 @@ def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = T
 
 
 def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine, info: EngineInfo,
-                arts: Artifacts, store: Path, progress: Progress) -> rundir.RunDir:
+                engine_key: dict[str, str], arts: Artifacts, store: Path,
+                progress: Progress) -> rundir.RunDir:
     """The run of `spec` in the temporary directory `rd`, committed under `store`."""
     record = run_record.begin(rid, spec.experiment.name, spec.to_dict())
     record["engine"] = {"name": info.name, "binary": str(info.binary), "version": info.version,
                         "digest": info.digest, "args": list(info.args)}
+    record["identity"] = identity.record(engine_key)
     record["artifacts"] = {k: {"digest": v} for k, v in arts.digests().items()}
     for v, k in arts.kernels.items():
         record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)

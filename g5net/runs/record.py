@@ -8,8 +8,11 @@ before it could write one.
                                 changes); null from an installed wheel
     timings                     started, finished (UTC, ISO 8601), total_s, and the engine's own
     spec                        the resolved spec
-    engine, artifacts, boards   when an engine ran: its binary and digest, kernels and
-                                image, and host -> the prefix of its statistics
+    engine, artifacts, boards   when an engine ran: its binary, digest and the user's flags
+                                for it, kernels and image, and host -> the prefix of its
+                                statistics
+    identity                    when an engine ran: the version of the run id's computation
+                                and the engine's part of it (g5net/runs/identity.py)
     failure                     when status is not `done`: reasons, log and console tails
 """
 

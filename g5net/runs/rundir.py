@@ -56,8 +56,27 @@ class RunDir:
         return self.m5out / "stats.txt"
 
     @property
+    def config_ini(self) -> Path:
+        """gem5's description of the system it built (g5net system reads it)."""
+        return self.m5out / "config.ini"
+
+    @property
     def engine_log(self) -> Path:
         return self.path / "engine.log"
+
+    def process_out(self, name: str) -> Path:
+        """The output directory of process `name` of a per-host run (a host's, or
+        the switch's): its statistics, console and terminal socket."""
+        return self.m5out / name
+
+    def process_log(self, name: str) -> Path:
+        """Process `name`'s own log while a per-host run runs, beside engine.log
+        (which holds every process's log once the run ends)."""
+        return self.path / f"engine-{name}.log"
+
+    def host_stats(self, host: str) -> Path:
+        """A per-host run's statistics of `host`, merged into stats_txt at the end."""
+        return self.process_out(host) / self.stats_txt.name
 
     @property
     def pc_trace(self) -> Path:

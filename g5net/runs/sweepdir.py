@@ -1,6 +1,7 @@
 """A sweep directory and its plan: which points exist and under which run ids.
 
-    SWEEPDIR/sweep.json       the plan: every point with its params, resolved spec, run id
+    SWEEPDIR/sweep.json       the plan: every point with its params, resolved spec, run id,
+                              and the engine options every point runs with
     SWEEPDIR/runs/            the run store: one directory per run, `<name>-<run_id[:12]>`
     SWEEPDIR/logs/            one log per local worker
     SWEEPDIR/slurm/           job scripts, job ids and SLURM's output files
@@ -16,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import engines
 from .. import spec as specmod
+from ..engines.options import EngineOptions
 from ..errors import RunnerError
 from ..machine import atomic
 from ..model.sweep import Point
@@ -77,9 +80,11 @@ class PlannedPoint:
 
     @classmethod
     def of(cls, point: Point, run_id: str, checkpoint: str | None = None) -> PlannedPoint:
-        """A point of a sweep under the run id its spec, artifacts and engine give it."""
+        """A point of a sweep under the run id its spec, artifacts and engine give it,
+        needing the resources its engine says."""
+        resources = engines.get(point.spec.experiment.engine).resources(point.spec)
         return cls(point.index, run_id, point.spec.experiment.name, point.params,
-                   point.spec.to_dict(), Resources.of(point.spec), checkpoint)
+                   point.spec.to_dict(), resources, checkpoint)
 
     @property
     def dir_name(self) -> str:
@@ -99,6 +104,9 @@ class Plan:
     source: str
     parameters: tuple[str, ...]
     points: tuple[PlannedPoint, ...]
+    # The user's engine options (--gem5-arg): part of the run ids, so the
+    # workers run with these, whatever their environment.
+    options: EngineOptions = EngineOptions()
 
     def point(self, index: int) -> PlannedPoint:
         if not 0 <= index < len(self.points):
@@ -110,7 +118,7 @@ def write(sd: SweepDir, plan: Plan) -> None:
     """Replace the plan whole: a reader never sees half of it."""
     sd.path.mkdir(parents=True, exist_ok=True)
     data = {"version": PLAN_VERSION, "source": plan.source, "parameters": list(plan.parameters),
-            "points": [p.to_dict() for p in plan.points]}
+            "engine_options": plan.options.to_dict(), "points": [p.to_dict() for p in plan.points]}
     atomic.write_json(sd.plan_json, data)
 
 
@@ -130,7 +138,9 @@ def read(sd: SweepDir) -> Plan:
         points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
                                     Resources(**p["resources"]), p.get("checkpoint"))
                        for p in data["points"])
-        return Plan(data["source"], tuple(data["parameters"]), points)
+        # Plans written before engine options were kept have none.
+        options = EngineOptions.from_dict(data.get("engine_options", {}))
+        return Plan(data["source"], tuple(data["parameters"]), points, options)
     except (KeyError, TypeError) as e:
         raise RunnerError(f"{sd.plan_json}: damaged: {type(e).__name__} {e}; start the sweep "
                           f"again to rewrite it") from None

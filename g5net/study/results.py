@@ -17,12 +17,8 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import engines
 from .. import spec as specmod
-from ..engines.gem5.config_files import (
-    SAMPLED_CONFIG,
-    configs_digest,
-    sampled_config_digest,
-)
 from ..errors import StudyError
 from ..machine import atomic
 from ..metrics import derive as run_metrics
@@ -37,8 +33,8 @@ def save(study: Study, scale: str, source: Path) -> int:
     """Replace the study's committed results with the runs under `source`; the run count."""
     found = locate(source).some_runs()
     records = [rd.read_run() for rd in found]
-    engines = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
-    if not engines:
+    versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
+    if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
     tmp = study.results.with_name(".results.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -54,11 +50,10 @@ def save(study: Study, scale: str, source: Path) -> int:
                                           json.loads(rd.results_json.read_text()), rd,
                                           record.get("boards"))
             atomic.write_json(dest / rd.metrics_json.name, metrics)
-    sampled = any(r["spec"]["experiment"].get("pc_sample_us") for r in records)
+    specs = [specmod.from_dict(r["spec"]) for r in records]
     atomic.write_json(tmp / PROVENANCE, {
-        "study": study.name, "scale": scale, "gem5_version": sorted(engines),
-        "configs_digest": configs_digest(), "runs": len(found),
-        **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
+        "study": study.name, "scale": scale, "gem5_version": sorted(versions),
+        **engines.get("gem5").provenance(specs), "runs": len(found),
         "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     shutil.rmtree(study.results, ignore_errors=True)
     tmp.rename(study.results)
@@ -77,12 +72,8 @@ def provenance(study: Study) -> dict:
 def check_current(study: Study) -> dict:
     """The committed results' provenance; StudyError when configs/ changed since."""
     made = provenance(study)
-    now = configs_digest()
-    if made["configs_digest"] != now:
-        what = f"configs/ is now {now[:12]}"
-    elif made.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
-        what = f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
-    else:
+    what = engines.get("gem5").changed_since(made)
+    if what is None:
         return made
     raise StudyError(f"study {study.name}: its committed results were made by configs "
                      f"{made['configs_digest'][:12]}, and {what}: rerun "

@@ -8,6 +8,9 @@
 - run_config.py    the config JSON of one phase
 - checkpoints.py   boot checkpoints: their key and their store
 - process.py       running and watching one gem5 process
+- dist.py          per-host processes joined by dist-gem5's switch
+- gem5_args.py     the user's flags for gem5 (--gem5-arg)
+- doctor.py        what `g5net doctor` reports of gem5
 - engine.py        the engine: boot into a checkpoint, then measure
 """
 

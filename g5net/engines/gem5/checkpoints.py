@@ -102,6 +102,14 @@ class Checkpoint:
     def m5out(self) -> Path:
         return self.path / "m5out"
 
+    def process_out(self, name: str) -> Path:
+        """The boot's output directory of process `name` of a per-host run."""
+        return self.m5out / name
+
+    def process_log(self, name: str) -> Path:
+        """The boot's log of process `name` of a per-host run, beside boot_log."""
+        return self.path / f"boot-{name}.log"
+
     def console(self, host: str) -> Path:
         """A host's console up to the checkpoint, prepended to every run's."""
         return self.path / console_name(host)

@@ -5,8 +5,8 @@ The switch starts first, beside g5net, and listens on a port it picks from a
 free one up, and says which on its log; then one process per host connects
 to it, rank i being the spec's i-th host. They are watched as one run and
 stopped together (process.supervise). Each process has its own --outdir
-(`m5out/NAME`), log (`engine-NAME.log` beside the run's `engine.log`) and checkpoint
-(`cpt/NAME`).
+and log, which the run directory names (RunDir.process_out, process_log;
+the checkpoint's while booting), and checkpoint (`cpt/NAME`).
 
 Inside a SLURM job (the SLURM runner asks for one task per host), the first
 host's process runs beside g5net and the switch, in the job's own task (both
@@ -23,11 +23,12 @@ import socket
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from ...errors import Gem5Error
+from ...machine import wakeups
 from ...machine.local_ports import free_ports
 from ...spec import Spec
-from . import wakeups
 from .boards import console_file
 from .config_files import DIST_CONFIG
 from .process import Gem5Process, Gem5Result, Stall, read_text, start, supervise
@@ -75,14 +76,17 @@ def check_spec(spec: Spec) -> None:
                             f"experiment.processes = \"one\")")
 
 
-def process_log(log: Path, name: str) -> Path:
-    """A process's own log beside the run's (which run() fills at the end)."""
-    return log.with_name(f"{log.stem}-{name}{log.suffix}")
+class Outputs(Protocol):
+    """Where the processes of a phase write: a RunDir, or a Checkpoint being booted."""
+
+    def process_out(self, name: str) -> Path: ...
+
+    def process_log(self, name: str) -> Path: ...
 
 
-def host_consoles(spec: Spec, m5out: Path, boards: dict[str, str]) -> dict[str, Path]:
+def host_consoles(spec: Spec, out: Outputs, boards: dict[str, str]) -> dict[str, Path]:
     """Host -> the console file its process writes."""
-    return {h.name: console_file(m5out / h.name, boards[h.name]) for h in spec.hosts}
+    return {h.name: console_file(out.process_out(h.name), boards[h.name]) for h in spec.hosts}
 
 
 def _srun(name: str) -> tuple[str, ...]:
@@ -105,19 +109,19 @@ def _listening_port(log: Path, proc, deadline: float) -> int | None:
     return None
 
 
-def run(binary: Path, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path, deadline: float,
+def run(binary: Path, spec: Spec, config: Path, out: Outputs, cpt: Path, log: Path, deadline: float,
         boards: dict[str, str], report: Callable[[str], None] = lambda line: None,
         stall: Stall | None = None, extra_args: Sequence[str] = ()) -> Gem5Result:
-    """Run one phase of `spec` as per-host processes; `log` ends up holding
-    every process's log, one after another. The result's log is the first
-    failing process's."""
+    """Run one phase of `spec` as per-host processes, each writing where `out`
+    says; `log` ends up holding every process's log, one after another. The
+    result's log is the first failing process's."""
     in_slurm = _slurm_tasks() is not None
     server = socket.gethostname() if in_slurm else LOCAL
 
     def process(name: str, *who: str, port: int, launcher: tuple[str, ...] = ()) -> Gem5Process:
         return Gem5Process(name, (str(DIST_CONFIG), str(config), *who, "--server", server,
                                   "--port", str(port), "--checkpoint", str(cpt / name)),
-                           m5out / name, process_log(log, name), launcher)
+                           out.process_out(name), out.process_log(name), launcher)
 
     with wakeups.polling_idle() as idle:
         report(idle)
@@ -135,7 +139,7 @@ def run(binary: Path, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Pat
                     p = process(h.name, "--host", h.name, port=port,
                                 launcher=_srun(h.name) if in_slurm and rank else ())
                     running.append((p, start(binary, p, extra_args)))
-                result = supervise(running, deadline, host_consoles(spec, m5out, boards), report, stall)
+                result = supervise(running, deadline, host_consoles(spec, out, boards), report, stall)
         except BaseException:
             supervise(running, time.monotonic(), {})  # stops every process started
             raise

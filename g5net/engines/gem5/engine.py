@@ -22,21 +22,23 @@ import hashlib
 import shlex
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ...artifacts.cache import locked, staging
-from ...errors import Gem5Error
+from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
+from ...runners.resources import Resources
 from ...runs.rundir import RunDir
 from ...spec import Host, Spec
 from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
 from ...workloads import job
-from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
-from . import dist, gem5_args
+from ..base import Artifacts, BootFailed, Engine, EngineInfo, Outcome, Progress
+from . import checkpoints, dist, doctor, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
 from .config_files import (
@@ -46,7 +48,7 @@ from .config_files import (
     dist_config_digest,
     sampled_config_digest,
 )
-from .contract import ExitStatus, Phase
+from .contract import REPORT_NAME, ExitStatus, Phase
 from .probe import ENV_BINARY, FAST, Gem5Build, find_binary, probe
 from .process import (
     BOOT_STALL,
@@ -58,6 +60,13 @@ from .process import (
 )
 from .run_config import host_cmdlines, run_config
 
+# Memory gem5 takes beyond the guest RAM it models (the object graph, stats):
+# in a one-process run, and in each process of a per-host one, which holds
+# one board or none (the switch's): measured (gem5's hostMemory) at 0.47-0.56
+# GiB beyond its 512 MiB guest for each host of the per-host fan-in, 0.16 GiB
+# for its switch; twice that, for headroom.
+OVERHEAD_MB = 2048
+OVERHEAD_MB_PER_PROCESS = 1024
 # gem5's X86Board maps RAM below its 3 GiB I/O hole only.
 MAX_MEMORY_MB = 3072
 # Building and instantiating even a 64-CPU system takes seconds.
@@ -111,23 +120,42 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
                                     per_host))
 
 
-class BootFailed(Exception):
-    """The boot into a checkpoint failed; `outcome` says how."""
-
-    def __init__(self, outcome: Outcome) -> None:
-        super().__init__(outcome.engine_failure)
-        self.outcome = outcome
+def _error(result: Gem5Result, failure: str) -> EngineError:
+    """`failure` (classify_failure's line) as an error: a stalled boot is the
+    hosts' (BootError), anything else gem5's."""
+    return BootError(failure) if result.stalled else Gem5Error(failure)
 
 
 class Gem5Engine(Engine):
     name = "gem5"
 
-    def __init__(self, binary: Path | None = None) -> None:
+    def __init__(self, binary: Path | None = None, args: Sequence[str] = ()) -> None:
         self._binary = binary
+        # The user's flags for gem5 (gem5_args.py), from the engine options.
+        self._args = gem5_args.check(args)
         self._build: Gem5Build | None = None
 
     def check_spec(self, spec: Spec) -> None:
         check_spec(spec)
+
+    def resources(self, spec: Spec) -> Resources:
+        guest_mb = sum(h.memory_mb for h in spec.hosts)
+        if spec.experiment.processes == "per-host":
+            # A single-threaded gem5 per host, each a task (the first shares
+            # its own with g5net and the switch, a gem5 without boards).
+            tasks = dist.tasks(spec)
+            return Resources.of(spec, cpus=tasks, tasks=tasks,
+                                mem_mb=guest_mb + OVERHEAD_MB_PER_PROCESS * (tasks + 1))
+        # Every host in one single-threaded process.
+        return Resources.of(spec, cpus=1, mem_mb=guest_mb + OVERHEAD_MB)
+
+    def layout(self, spec: Spec) -> dict[str, Any]:
+        """Per host, also how the processes are synchronised: each host's delay
+        to dist-gem5's switch, the quantum."""
+        if spec.experiment.processes == "one":
+            return {"layout": "one"}
+        return {"layout": "per-host", "hop_delay_us": spec.hop_delays_us(),
+                "sync_quantum_us": spec.sync_quantum_us}
 
     def probe(self) -> Gem5Build:
         """What this engine's gem5 binary is, asked once."""
@@ -139,15 +167,26 @@ class Gem5Engine(Engine):
         """The digest covers the binary, configs/ and the user's gem5 flags that
         may change what is simulated: all decide what a run does."""
         b = self.probe()
-        args = gem5_args.from_env()
         key = f"{b.digest}:{configs_digest()}"
-        if gem5_args.simulated(args):
-            key += ":" + shlex.join(gem5_args.simulated(args))
+        if gem5_args.simulated(self._args):
+            key += ":" + shlex.join(gem5_args.simulated(self._args))
         return EngineInfo(self.name, b.binary, b.version,
-                          hashlib.sha256(key.encode()).hexdigest(), args, dist_config_digest(),
-                          sampled_config_digest())
+                          hashlib.sha256(key.encode()).hexdigest(), self._args)
 
-    def usable(self, spec: Spec) -> Gem5Build:
+    def identity(self, spec: Spec) -> dict[str, str]:
+        """The configs a per-host or sampled run executes besides configs_digest()'s
+        count in those runs' ids alone, so that the others keep theirs."""
+        key = super().identity(spec)
+        if spec.experiment.processes == "per-host":
+            key["per_host"] = dist_config_digest()
+        if spec.experiment.pc_sample_us:
+            key["pc_sampling"] = sampled_config_digest()
+        return key
+
+    def usable(self, spec: Spec) -> None:
+        self.usable_build(spec)
+
+    def usable_build(self, spec: Spec) -> Gem5Build:
         """This gem5 build, once it and `spec` are known to go together."""
         build = self.probe()
         if build.problems():
@@ -155,7 +194,7 @@ class Gem5Engine(Engine):
         if spec.experiment.pc_sample_us and build.binary.name == FAST:
             raise Gem5Error(f"experiment.pc_sample_us: {build.binary} has no instruction trace to "
                             f"sample (gem5.fast compiles it out); point {ENV_BINARY} at gem5.opt")
-        traced = [a for a in gem5_args.from_env() if a.startswith("--debug-")]
+        traced = [a for a in self._args if a.startswith("--debug-")]
         if spec.experiment.pc_sample_us and traced:
             # The samples are the trace: another flag's lines would be lost in
             # it, and --debug-start/--debug-end switch all tracing.
@@ -171,6 +210,44 @@ class Gem5Engine(Engine):
 
     def checkpoint_key(self, spec: Spec, artifacts: Artifacts) -> str:
         return self.checkpoint(spec, artifacts).key
+
+    def checkpoint_built(self, key: str) -> bool:
+        return checkpoints.built(key)
+
+    def boards(self, spec: Spec) -> dict[str, str]:
+        return board_names(spec)
+
+    def console_sockets(self, spec: Spec, rd: RunDir, host: str) -> tuple[Path, ...]:
+        """The boot's terminal, then the measurement's; a per-host run's
+        processes each have their own output folder."""
+        socket = console_socket(board_names(spec)[host])
+        if spec.experiment.processes == "per-host":
+            return (rd.m5out_boot / host / socket, rd.process_out(host) / socket)
+        return (rd.m5out_boot / socket, rd.m5out / socket)
+
+    def report_file(self, spec: Spec, rd: RunDir) -> Path:
+        """The report gem5 writes as the measured phase of `rd` ends (contract.Report):
+        the run's only process's, or its first host's."""
+        if spec.experiment.processes == "per-host":
+            return rd.process_out(spec.hosts[0].name) / REPORT_NAME
+        return rd.m5out / REPORT_NAME
+
+    def doctor(self) -> dict[str, Any]:
+        return doctor.report()
+
+    def provenance(self, specs: Sequence[Spec]) -> dict[str, str]:
+        """The configs the runs executed (with the sampler's, where one sampled)."""
+        sampled = any(s.experiment.pc_sample_us for s in specs)
+        return {"configs_digest": configs_digest(),
+                **({"sampled_config_digest": sampled_config_digest()} if sampled else {})}
+
+    def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
+        now = configs_digest()
+        if provenance["configs_digest"] != now:
+            return f"configs/ is now {now[:12]}"
+        if provenance.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
+            return f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
+        return None
 
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         start = time.monotonic()
@@ -200,23 +277,25 @@ class Gem5Engine(Engine):
 
     def describe(self, spec: Spec, artifacts: Artifacts, outdir: Path) -> Path:
         """Build and instantiate the measured system of `spec` without simulating
-        it; gem5 writes config.ini and config.json to `outdir`. Returns config.ini."""
-        build = self.usable(spec)
+        it; gem5 writes config.ini and config.json to `outdir`, laid out as a run
+        directory. Returns config.ini."""
+        build = self.usable_build(spec)
         outdir.mkdir(parents=True, exist_ok=True)
+        rd = RunDir(outdir)
         # Never read: gem5 only checks that a board's readfile exists.
-        jobs = {h.name: outdir / f"job-{h.name}.sh" for h in spec.hosts}
+        jobs = {h.name: rd.job_script(h.name) for h in spec.hosts}
         for h in spec.hosts:
             jobs[h.name].write_text(job_script(spec, h))
-        config = atomic.write_text(outdir / "gem5-describe.json", run_config(
+        config = atomic.write_text(rd.gem5_config(Phase.DESCRIBE.value), run_config(
             Phase.DESCRIBE, spec, artifacts, jobs, outdir / "no-checkpoint").to_json())
-        result = run_gem5(build.binary, config, outdir / "m5out", outdir / "gem5.log",
+        result = run_gem5(build.binary, config, rd.m5out, rd.engine_log,
                           time.monotonic() + DESCRIBE_TIMEOUT_S, {},
-                          extra_args=gem5_args.from_env())
+                          extra_args=self._args)
         failure = classify_failure(result) or ("timed out" if result.timed_out else None)
         if failure:
             raise Gem5Error(f"building the system of {spec.experiment.name} "
                             f"failed: {failure}\n{result.log_tail()}")
-        return outdir / "m5out" / "config.ini"
+        return rd.config_ini
 
     def _boot(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
               deadline: float, progress: Progress) -> dict[str, float]:
@@ -233,7 +312,7 @@ class Gem5Engine(Engine):
                 Phase.BOOT, spec, artifacts, {h.name: new.stub for h in spec.hosts},
                 new.cpt).to_json())
             try:
-                result, files = self._run_phase(spec, config, new.m5out, new.cpt, new.boot_log,
+                result, files = self._run_phase(spec, config, new, new.m5out, new.cpt, new.boot_log,
                                                 deadline, lambda line: progress(f"booting: {line}"),
                                                 stall=BOOT_STALL)
             finally:
@@ -260,17 +339,18 @@ class Gem5Engine(Engine):
                  f"({result.sim_seconds:.3f} simulated s)")
         return booted_s
 
-    def _run_phase(self, spec: Spec, config: Path, m5out: Path, cpt: Path, log: Path,
-                   deadline: float, report: Callable[[str], None], stall: Stall | None = None,
-                   extra_args: Sequence[str] = (),
+    def _run_phase(self, spec: Spec, config: Path, out: dist.Outputs, m5out: Path, cpt: Path,
+                   log: Path, deadline: float, report: Callable[[str], None],
+                   stall: Stall | None = None, extra_args: Sequence[str] = (),
                    entry: Path = HOSTS_CONFIG) -> tuple[Gem5Result, dict[str, Path]]:
-        """Run a phase in one gem5 process (`entry`: the config it runs) or in
-        per-host ones (dist.py); also host -> the console file its process writes."""
+        """Run a phase in one gem5 process (`entry`: the config it runs), writing
+        to `m5out` and `log`, or in per-host ones (dist.py), writing where `out`
+        says; also host -> the console file its process writes."""
         names = board_names(spec)
         binary = self.probe().binary
         if spec.experiment.processes == "per-host":
-            return (dist.run(binary, spec, config, m5out, cpt, log, deadline, names, report, stall,
-                             extra_args), dist.host_consoles(spec, m5out, names))
+            return (dist.run(binary, spec, config, out, cpt, log, deadline, names, report, stall,
+                             extra_args), dist.host_consoles(spec, out, names))
         files = {h.name: console_file(m5out, names[h.name]) for h in spec.hosts}
         return (run_gem5(binary, config, m5out, log, deadline, files, report, stall, extra_args, entry),
                 files)
@@ -279,12 +359,13 @@ class Gem5Engine(Engine):
     def _boot_failure(result: Gem5Result, consoles: dict[str, str]) -> Outcome:
         # A guest panic leaves failure None: its console says it.
         failure = classify_failure(result)
+        error: EngineError | None = None
         if failure and result.returncode == ExitStatus.HOSTS_UNFINISHED:
-            failure = f"boot: {failure}"
+            error = BootError(f"boot: {failure}")
         elif failure:
-            failure = f"{failure} (while booting)"
+            error = _error(result, f"{failure} (while booting)")
         return Outcome(consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
-                       engine_failure=failure, engine_log_tail=result.log_tail())
+                       failure=error, engine_log_tail=result.log_tail())
 
     def _measure(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
                  start: float, deadline: float, boot_s: dict[str, float],
@@ -302,14 +383,14 @@ class Gem5Engine(Engine):
         progress(f"measuring on {models} CPUs with caches (console: g5net console {rd.path} "
                  f"--host {spec.hosts[0].name})")
         sampled = spec.experiment.pc_sample_us
-        extra = (*gem5_args.from_env(), *((f"--debug-file={rd.pc_trace.name}",) if sampled else ()))
+        extra = (*self._args, *((f"--debug-file={rd.pc_trace.name}",) if sampled else ()))
         reducer = None
         if sampled:
             rd.m5out.mkdir(parents=True, exist_ok=True)
             reducer = pc_samples.TraceReducer(rd.pc_trace, round(sampled * 1e-6 * TICKS_PER_S),
                                               rd.pc_samples)
         try:
-            result, files = self._run_phase(spec, config, rd.m5out, ckpt.cpt, rd.engine_log,
+            result, files = self._run_phase(spec, config, rd, rd.m5out, ckpt.cpt, rd.engine_log,
                                             deadline, lambda line: progress(f"measuring: {line}"),
                                             extra_args=extra,
                                             entry=SAMPLED_CONFIG if sampled else HOSTS_CONFIG)
@@ -317,7 +398,7 @@ class Gem5Engine(Engine):
             if reducer is not None:
                 progress(reducer.finish())
         if spec.experiment.processes == "per-host":
-            stats_merge.merge({h.name: rd.m5out / h.name / rd.stats_txt.name for h in spec.hosts},
+            stats_merge.merge({h.name: rd.host_stats(h.name) for h in spec.hosts},
                               names, job.stats_host(spec).name, rd.stats_txt)
         consoles = {}
         for h in spec.hosts:
@@ -335,8 +416,9 @@ class Gem5Engine(Engine):
             progress(f"gem5 finished in {result.wall_s:.0f} s ({result.sim_seconds:.3f} simulated s)")
         missing = [h.name for h in spec.hosts if BOOTED not in consoles[h.name]]
         failure = classify_failure(result)
+        error = _error(result, failure) if failure else None
         if failure is None and missing and not result.timed_out:
-            failure = f"boot: {', '.join(missing)} never printed {BOOTED}"
+            error = BootError(f"boot: {', '.join(missing)} never printed {BOOTED}")
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start,
-                       timed_out=result.timed_out, engine_failure=failure,
+                       timed_out=result.timed_out, failure=error,
                        engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names)

@@ -1,9 +1,8 @@
 """Flags a user passes to gem5 itself (`--gem5-arg`), e.g. `--debug-flags=Ethernet`.
 
-They travel in $G5NET_GEM5_ARGS (shell words), so that a sweep's point
-processes and SLURM jobs, which inherit the environment, pass the same ones.
-gem5 gets them before its config script, in the measured phase and when
-`g5net system` builds a system: the boot checkpoint is shared by runs and
+They travel as an engine option (g5net/engines/options.py): a sweep's plan
+holds them for its point processes and SLURM jobs. gem5 gets them before its
+config script, in the measured phase and when `g5net system` builds a system: the boot checkpoint is shared by runs and
 never sees them.
 
 Flags that only make gem5 report more (its debug trace) leave the run id as
@@ -13,13 +12,10 @@ run id. Flags g5net sets itself are refused.
 
 from __future__ import annotations
 
-import os
-import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from ...errors import UsageError
 
-ENV_ARGS = "G5NET_GEM5_ARGS"
 # gem5's debug-trace options: what they print, not what is simulated.
 OBSERVING = ("--debug-flags", "--debug-start", "--debug-end", "--debug-file", "--debug-ignore",
              "--debug-activate", "--quiet", "--verbose", "-q", "-v")
@@ -45,21 +41,6 @@ def check(args: Sequence[str]) -> tuple[str, ...]:
         if _name(arg) in OWNED:
             raise UsageError(f"--gem5-arg {arg!r}: g5net sets {_name(arg)} itself")
     return tuple(args)
-
-
-def from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    env = os.environ if environ is None else environ
-    try:
-        words = shlex.split(env.get(ENV_ARGS, ""))
-    except ValueError as e:
-        raise UsageError(f"${ENV_ARGS}: not shell words ({e})") from e
-    return check(words)
-
-
-def export(args: Sequence[str]) -> None:
-    """Add `args` to this process's $G5NET_GEM5_ARGS, for it and every process it starts."""
-    if args:
-        os.environ[ENV_ARGS] = shlex.join(from_env() + check(args))
 
 
 def simulated(args: Sequence[str]) -> tuple[str, ...]:

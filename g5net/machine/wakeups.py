@@ -47,7 +47,7 @@ def polling_idle(device: Path = DEVICE) -> Iterator[str]:
         fd = os.open(device, os.O_WRONLY)
     except OSError as e:
         yield (f"idle CPUs may halt between barriers, which then wake slower: {device}: "
-               f"{e.strerror} (root may open it; see g5net/engines/gem5/wakeups.py)")
+               f"{e.strerror} (root may open it; see g5net/machine/wakeups.py)")
         return
     try:
         os.write(fd, POLL)
