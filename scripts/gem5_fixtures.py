@@ -15,10 +15,11 @@ tests/test_gem5_fixtures.py fails until then):
 --metrics-only derives metrics.json again from each fixture's own stats.txt
 and results.json, without gem5, after a change to how metrics are derived.
 
-Each keeps what the results tests read (run.json, spec.json, results.json,
-metrics.json, every host's console, the job scripts, m5out/stats.txt and config.ini)
-and provenance.json (gem5 version, configs digest, the boot's record); never
-checkpoints or images.
+Each is laid out as the run directory it was copied from (g5net/runs/rundir.py),
+so that tests open it with RunDir like any run, and keeps what the results tests
+read (run.json, spec.json, results.json, metrics.json, every host's console, the
+job scripts, m5out/stats.txt and m5out/config.ini) and provenance.json (gem5
+version, configs digest, the boot's record); never checkpoints or images.
 """
 
 import argparse
@@ -62,9 +63,11 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
                  rd.m5out / "config.ini"]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
         shutil.rmtree(out, ignore_errors=True)
-        out.mkdir(parents=True)
         for f in files:
-            shutil.copy(f, out / f.name)
+            # Where the run directory has it: a fixture is opened with RunDir like any run.
+            kept = out / f.relative_to(rd.path)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, kept)
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     boot = json.loads(Gem5Engine().checkpoint(spec, arts).meta.read_text())
     provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
@@ -72,23 +75,19 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
                   "configs_digest": configs_digest(), "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    size = sum(f.stat().st_size for f in out.iterdir())
-    print(f"{out}: {len(list(out.iterdir()))} files, {size / 1e6:.1f} MB")
+    kept = [f for f in out.rglob("*") if f.is_file()]
+    print(f"{out}: {len(kept)} files, {sum(f.stat().st_size for f in kept) / 1e6:.1f} MB")
 
 
 def remeasure(name: str) -> None:
     """metrics.json of the fixture `name` from its stats.txt and results.json."""
-    out = FIXTURE_DIR / name
-    spec = specmod.from_dict(json.loads((out / "spec.json").read_text()))
-    record = json.loads((out / "run.json").read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        rd = RunDir(Path(tmp))
-        rd.m5out.mkdir()
-        shutil.copy(out / "stats.txt", rd.stats_txt)
-        metrics = run_metrics.compute(spec, json.loads((out / "results.json").read_text()), rd,
-                                      record.get("boards"))
-    RunDir(out).write_json(out / "metrics.json", metrics)
-    print(f"{out / 'metrics.json'}: derived again")
+    rd = RunDir(FIXTURE_DIR / name)
+    spec = specmod.from_dict(json.loads(rd.spec_json.read_text()))
+    record = rd.read_run()
+    metrics = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd,
+                                  record.get("boards"))
+    rd.write_json(rd.metrics_json, metrics)
+    print(f"{rd.metrics_json}: derived again")
 
 
 def main() -> int:

@@ -25,10 +25,11 @@ from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import job, protocol
 from g5net.runs import execute as run
+from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = REPO / "tests" / "fixtures" / "gem5-quickstart"
+FIXTURE = RunDir(REPO / "tests" / "fixtures" / "gem5-quickstart")
 GEM5_QUICKSTART = (REPO / "examples" / "quickstart-gem5.toml").read_text()
 
 
@@ -39,7 +40,7 @@ def per_host(extra: str = "", text: str = GEM5_QUICKSTART) -> specmod.Spec:
 def test_one_process_runs_keep_their_ids():
     """The layout's keys do not enter a one-process spec's digest: the gem5
     fixture's run id, recomputed from its run.json today, is the one it has."""
-    record = json.loads((FIXTURE / "run.json").read_text())
+    record = json.loads(FIXTURE.run_json.read_text())
     spec = specmod.from_dict(record["spec"])
     assert spec.experiment.processes == "one"
     info = EngineInfo("gem5", Path(record["engine"]["binary"]), record["engine"]["version"],
@@ -56,7 +57,7 @@ def test_one_process_runs_keep_their_ids():
     ids = {run.run_id(other, Arts(), info), run.run_id(other, Arts(), EngineInfo(
         "gem5", info.binary, info.version, info.digest, (), "changed"))}  # type: ignore[arg-type]
     assert len(ids) == 2 and record["run_id"] not in ids
-    assert json.loads((FIXTURE / "provenance.json").read_text())["configs_digest"] == configs_digest()
+    assert json.loads((FIXTURE.path / "provenance.json").read_text())["configs_digest"] == configs_digest()
 
 
 def test_the_quantum_defaults_to_the_shortest_hop_and_may_not_exceed_it():
@@ -128,7 +129,7 @@ def _split(stats: Path, tmp: Path) -> dict[str, Path]:
 def test_merged_stats_read_as_the_one_process_file(tmp_path: Path):
     """Splitting the gem5 quickstart's stats.txt by host and merging it back
     gives every dump's every statistic, values included."""
-    stats = FIXTURE / "stats.txt"
+    stats = FIXTURE.stats_txt
     parts = _split(stats, tmp_path)
     out = tmp_path / "stats.txt"
     assert merge.merge(parts, {"server": "server", "client": "client"}, "client", out) == 3
