@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..machine import staged_dir
+from ..machine.staged_dir import TMP_PREFIX
+
 Progress = Callable[[str], Any]
 
 MANIFEST = "manifest.json"
@@ -72,22 +75,13 @@ def locked(name: str, progress: Progress, shared: bool = False) -> Iterator[None
 
 @contextlib.contextmanager
 def staging(final: Path) -> Iterator[Path]:
-    """A fresh directory beside `final`, renamed to `final` when the block ends
+    """A fresh directory beside `final`, published there when the block ends
     without error and removed otherwise: readers see a whole artifact or none.
-    Callers hold the artifact's lock, so leftovers of a crashed build (same
-    name, other pid) can go."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    for stale in final.parent.glob(f".tmp-{final.name}-*"):
+    Callers hold the artifact's lock, so leftovers of a crashed build can go."""
+    for stale in final.parent.glob(f"{TMP_PREFIX}{final.name}-*"):
         shutil.rmtree(stale, ignore_errors=True)
-    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
-    tmp.mkdir()
-    try:
+    with staged_dir.staged(final) as tmp:
         yield tmp
-        if final.exists():
-            shutil.rmtree(final)
-        tmp.rename(final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..engines.gem5.boards import board_names, console_socket
 from ..errors import CorruptRunError, G5netError
-from ..runs.rundir import TMP_PREFIX, RunDir, read_record
+from ..machine.staged_dir import TMP_PREFIX
+from ..runs.rundir import RunDir, read_record
 from ..spec import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet

@@ -24,7 +24,7 @@ from ..engines.gem5.config_files import (
     sampled_config_digest,
 )
 from ..errors import StudyError
-from ..machine import atomic
+from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
 from ..runs.locate import locate
 from .builtin import Study
@@ -40,28 +40,26 @@ def save(study: Study, scale: str, source: Path) -> int:
     engines = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not engines:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
-    tmp = study.results.with_name(".results.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    for rd in found:
-        dest = tmp / rd.path.name
-        dest.mkdir(parents=True)
-        for name in KEPT:
-            if (rd.path / name).is_file():
-                shutil.copy(rd.path / name, dest / name)
-        if rd.results_json.is_file():
-            record = rd.read_run()
-            metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
-                                          json.loads(rd.results_json.read_text()), rd,
-                                          record.get("boards"))
-            atomic.write_json(dest / rd.metrics_json.name, metrics)
-    sampled = any(r["spec"]["experiment"].get("pc_sample_us") for r in records)
-    atomic.write_json(tmp / PROVENANCE, {
-        "study": study.name, "scale": scale, "gem5_version": sorted(engines),
-        "configs_digest": configs_digest(), "runs": len(found),
-        **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
-        "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-    shutil.rmtree(study.results, ignore_errors=True)
-    tmp.rename(study.results)
+    # Published whole: a crash leaves the old results or the new, never neither or half.
+    with staged_dir.staged(study.results) as tmp:
+        for rd in found:
+            dest = tmp / rd.path.name
+            dest.mkdir()
+            for name in KEPT:
+                if (rd.path / name).is_file():
+                    shutil.copy(rd.path / name, dest / name)
+            if rd.results_json.is_file():
+                record = rd.read_run()
+                metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
+                                              json.loads(rd.results_json.read_text()), rd,
+                                              record.get("boards"))
+                atomic.write_json(dest / rd.metrics_json.name, metrics)
+        sampled = any(r["spec"]["experiment"].get("pc_sample_us") for r in records)
+        atomic.write_json(tmp / PROVENANCE, {
+            "study": study.name, "scale": scale, "gem5_version": sorted(engines),
+            "configs_digest": configs_digest(), "runs": len(found),
+            **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
+            "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     return len(found)
 
 

@@ -1,0 +1,84 @@
+"""A directory built under a temporary name and published whole
+(g5net/machine/staged_dir.py): a reader sees the old one or the new one."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from g5net.machine import staged_dir
+
+
+def _write(folder: Path, version: int, files: int = 20) -> None:
+    for i in range(files):
+        (folder / f"part-{i}").write_text(str(version))
+
+
+def _versions(folder: Path) -> set[str]:
+    return {p.read_text() for p in folder.iterdir()}
+
+
+def test_a_new_directory_is_published_and_nothing_else_is_left(tmp_path: Path):
+    final = tmp_path / "made" / "results"
+    with staged_dir.staged(final) as tmp:
+        assert tmp.parent == final.parent and tmp.name.startswith(f"{staged_dir.TMP_PREFIX}results-")
+        assert not final.exists()
+        _write(tmp, 1)
+    assert _versions(final) == {"1"} and len(list(final.iterdir())) == 20
+    assert [p.name for p in final.parent.iterdir()] == ["results"]
+    assert final.stat().st_mode & 0o777 == 0o755
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "renamed-aside"])
+def test_an_old_directory_is_replaced_and_removed(tmp_path: Path, monkeypatch, exchange: bool):
+    if not exchange:  # a file system or C library without RENAME_EXCHANGE
+        monkeypatch.setattr(staged_dir, "_renameat2", None)
+    final = tmp_path / "results"
+    for version in (1, 2):
+        with staged_dir.staged(final) as tmp:
+            _write(tmp, version, files=20 if version == 1 else 5)
+    assert _versions(final) == {"2"} and len(list(final.iterdir())) == 5
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+
+
+def test_a_failed_build_leaves_the_old_directory_as_it_was(tmp_path: Path):
+    final = tmp_path / "results"
+    with staged_dir.staged(final) as tmp:
+        _write(tmp, 1)
+    with pytest.raises(KeyboardInterrupt):
+        with staged_dir.staged(final) as tmp:
+            _write(tmp, 2, files=3)
+            raise KeyboardInterrupt
+    assert _versions(final) == {"1"} and len(list(final.iterdir())) == 20
+    assert [p.name for p in tmp_path.iterdir()] == ["results"]
+
+
+def test_a_reader_never_finds_the_directory_missing_or_half(tmp_path: Path):
+    """Replaced 200 times while another thread reads it: with removal and
+    rename in two steps, the reader would catch the moment between."""
+    final = tmp_path / "results"
+    with staged_dir.staged(final) as tmp:
+        _write(tmp, 0)
+    seen: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        # One path lookup each: the last file written, there whenever the directory is whole.
+        while not done.is_set():
+            if not (final / "part-19").is_file():
+                seen.append("missing or half")
+                return
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for version in range(1, 201):
+            with staged_dir.staged(final) as tmp:
+                _write(tmp, version)
+    finally:
+        done.set()
+        reader.join()
+    assert seen == []
+    assert _versions(final) == {"200"}
