@@ -19,11 +19,14 @@ Each is laid out as the run directory it was copied from (g5net/runs/rundir.py),
 so that tests open it with RunDir like any run, and keeps what the results tests
 read (run.json, spec.json, results.json, metrics.json, every host's console, the
 job scripts, m5out/stats.txt and m5out/config.ini) and provenance.json (gem5
-version, configs digest, the boot's record); never checkpoints or images.
+version, configs digest, the boot's record); never checkpoints or images, and
+no machine's own paths: run.json and config.ini name files in g5net's cache
+as $G5NET_CACHE/... (runs/record.py), config.ini the job scripts as <run dir>/...
 """
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -33,11 +36,13 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from g5net import spec as specmod  # noqa: E402
+from g5net.artifacts.cache import portable_text  # noqa: E402
 from g5net.engines.gem5 import Gem5Engine  # noqa: E402
 from g5net.engines.gem5.config_files import configs_digest  # noqa: E402
 from g5net.metrics import derive as run_metrics  # noqa: E402
 from g5net.model import sweep  # noqa: E402
 from g5net.runs import execute as run  # noqa: E402
+from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
 # name -> (spec, the point of its sweep; None for a spec without one).
@@ -48,6 +53,7 @@ FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None
             "gem5-mrrs-512": (REPO / "examples" / "pcie-read-request-gem5.toml", 0),
             "gem5-mrrs-4096": (REPO / "examples" / "pcie-read-request-gem5.toml", 1)}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
+CONFIG_INI = "config.ini"
 
 
 def make(name: str, spec_path: Path, point: int | None) -> None:
@@ -59,15 +65,17 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
         if record["status"] != "done":
             sys.exit(f"{name}: the run failed ({record['status']}): {record.get('failure')}; "
                      f"fixtures unchanged")
-        files = [rd.run_json, rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt,
-                 rd.m5out / "config.ini"]
+        files = [rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
         shutil.rmtree(out, ignore_errors=True)
+        fixture = RunDir(out)
+        fixture.m5out.mkdir(parents=True)
         for f in files:
             # Where the run directory has it: a fixture is opened with RunDir like any run.
-            kept = out / f.relative_to(rd.path)
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(f, kept)
+            shutil.copy(f, out / f.relative_to(rd.path))
+        # No machine's own paths in a committed file (runs/record.py).
+        fixture.write_json(fixture.run_json, run_record.portable(record))
+        (fixture.m5out / CONFIG_INI).write_text(portable_config((rd.m5out / CONFIG_INI).read_text()))
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     boot = json.loads(Gem5Engine().checkpoint(spec, arts).meta.read_text())
     provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
@@ -77,6 +85,13 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
     kept = [f for f in out.rglob("*") if f.is_file()]
     print(f"{out}: {len(kept)} files, {sum(f.stat().st_size for f in kept) / 1e6:.1f} MB")
+
+
+def portable_config(text: str) -> str:
+    """gem5's config.ini without a machine's paths: the kernels' and images' in
+    g5net's cache as $G5NET_CACHE/..., and the job scripts it read (`readfile`)
+    in the run directory, a temporary one when gem5 ran, as <run dir>/..."""
+    return re.sub(r"^readfile=.*/", "readfile=<run dir>/", portable_text(text), flags=re.M)
 
 
 def remeasure(name: str) -> None:

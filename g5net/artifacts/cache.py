@@ -37,6 +37,27 @@ def cache_dir() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".cache" / "g5net"
 
 
+# Paths in a record that leaves this machine (a study's committed results, a
+# test fixture): inside the cache, relative to it under this mark; elsewhere,
+# the file name under the other: another machine's folders say nothing here.
+IN_CACHE = "$G5NET_CACHE"
+ELSEWHERE = "<elsewhere>"
+
+
+def portable(path: str, cache: Path | None = None) -> str:
+    """`path` as a committed record names it: `$G5NET_CACHE/<path inside
+    cache_dir()>`, or `<elsewhere>/<file name>`; a portable one unchanged."""
+    if path.startswith((f"{IN_CACHE}/", f"{ELSEWHERE}/")):
+        return path
+    root, p = cache or cache_dir(), Path(path)
+    return f"{IN_CACHE}/{p.relative_to(root)}" if p.is_relative_to(root) else f"{ELSEWHERE}/{p.name}"
+
+
+def portable_text(text: str, cache: Path | None = None) -> str:
+    """`text` (gem5's config.ini) with every path inside the cache made portable."""
+    return text.replace(f"{cache or cache_dir()}/", f"{IN_CACHE}/")
+
+
 def first_use(what: str, needed_by: str = "") -> str:
     """The line said before an artifact is built: why the wait, and that it is once."""
     who = f" for {needed_by}" if needed_by else ""

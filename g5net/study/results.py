@@ -1,8 +1,9 @@
 """A study's committed results: the small files of each run of a sweep, with
 the gem5 version and configs digest that made them.
 
-`save` copies run.json and results.json of every run of a sweep directory
-into `studies/<name>/results/<run dir>/`, with its metrics.json derived again
+`save` copies run.json (portable: no machine's paths, runs/record.py) and
+results.json of every run of a sweep directory into
+`studies/<name>/results/<run dir>/`, with its metrics.json derived again
 from the run's stats.txt by the code being committed (so that a metric added
 after the run is there); no stats.txt, consoles or checkpoints: a few hundred
 KB a point. It writes `provenance.json` (with the digest of
@@ -26,11 +27,11 @@ from ..engines.gem5.config_files import (
 from ..errors import StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
+from ..runs import record as run_record
 from ..runs.locate import locate
 from .builtin import Study
 
 PROVENANCE = "provenance.json"
-KEPT = ("run.json", "results.json")
 
 
 def save(study: Study, scale: str, source: Path) -> int:
@@ -42,14 +43,12 @@ def save(study: Study, scale: str, source: Path) -> int:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
     # Published whole: a crash leaves the old results or the new, never neither or half.
     with staged_dir.staged(study.results) as tmp:
-        for rd in found:
+        for rd, record in zip(found, records):
             dest = tmp / rd.path.name
             dest.mkdir()
-            for name in KEPT:
-                if (rd.path / name).is_file():
-                    shutil.copy(rd.path / name, dest / name)
+            atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
             if rd.results_json.is_file():
-                record = rd.read_run()
+                shutil.copy(rd.results_json, dest / rd.results_json.name)
                 metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
                                               json.loads(rd.results_json.read_text()), rd,
                                               record.get("boards"))
