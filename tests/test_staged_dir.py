@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import errno
 import threading
 from pathlib import Path
 
 import pytest
 
 from g5net.machine import staged_dir
+from g5net.runs import rundir
+from g5net.runs.rundir import RunDir
 
 
 def _write(folder: Path, version: int, files: int = 20) -> None:
@@ -82,3 +85,25 @@ def test_a_reader_never_finds_the_directory_missing_or_half(tmp_path: Path):
         reader.join()
     assert seen == []
     assert _versions(final) == {"200"}
+
+
+def test_publishing_gives_up_when_others_keep_replacing_and_a_run_gives_way(tmp_path: Path, monkeypatch):
+    """Each try finds another process's directory landed first (as on a file
+    system without the exchange, under many committers of one run id): publish
+    gives up saying so; a run commit then keeps the complete run of its id that stands."""
+    store, run_id = tmp_path / "runs", "ef" * 32
+    theirs = rundir.begin(store, "probe", run_id)
+    theirs.write_json(theirs.run_json, {"status": "done", "who": "theirs"})
+    rundir.commit(theirs, store, "probe", run_id)
+    ours = rundir.begin(store, "probe", run_id)
+    ours.write_json(ours.run_json, {"status": "done", "who": "ours"})
+
+    def landed_first(a: Path, b: Path) -> None:
+        raise OSError(errno.ENOTEMPTY, "Directory not empty", str(b))
+    monkeypatch.setattr(staged_dir, "_exchange", landed_first)
+    final = store / rundir.dir_name("probe", run_id)
+    with pytest.raises(OSError, match="other processes kept replacing it"):
+        staged_dir.publish(ours.path, final)
+    assert RunDir(ours.path).read_run()["who"] == "ours"  # left as it was
+    assert rundir.commit(ours, store, "probe", run_id).read_run()["who"] == "theirs"
+    assert [p.name for p in store.iterdir()] == [final.name]

@@ -8,8 +8,10 @@ looks complete.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,7 +167,14 @@ def commit(tmp: RunDir, store: Path, name: str, run_id: str) -> RunDir:
     (or one that another process committed meanwhile: the id is the content
     hash of what decides a run, so theirs is as good as ours)."""
     final = store / dir_name(name, run_id)
-    staged_dir.publish(tmp.path, final)
+    try:
+        staged_dir.publish(tmp.path, final)
+    except OSError as e:
+        if e.errno != errno.ENOTEMPTY or not RunDir(final).run_json.is_file():
+            raise
+        # Several processes kept committing this id (a file system without the
+        # exchange): one of theirs stands, and ours goes.
+        shutil.rmtree(tmp.path, ignore_errors=True)
     return RunDir(final)
 
 
