@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from g5net import cli  # noqa: E402
 from g5net.stats import iter_dumps  # noqa: E402
 
-FIXTURES = sorted(REPO.glob("tests/fixtures/gem5-*/stats.txt")) \
+FIXTURES = sorted(REPO.glob("tests/fixtures/gem5-*/m5out/stats.txt")) \
     + sorted((REPO.parent / "shared" / "fixtures" / "gem5-stats").glob("*.stats.txt"))
 TARGETS = {"full parse": 0.5, "--dump last": 1.0}
 

@@ -15,7 +15,8 @@ set -euo pipefail
 
 WANT_MAJOR=24
 TARGET=build/X86/gem5.opt
-# Debian 12 packages of the build (../shared/gem5/README's list): scons runs
+# Debian 12 packages of the build (gem5's own list, for Ubuntu, in "Building
+# gem5": https://www.gem5.org/documentation/general_docs/building): scons runs
 # under the system Python and needs its headers; protobuf, gperftools, HDF5,
 # capstone and libpng are optional to gem5 but make the usual build.
 PACKAGES="g++ m4 scons python3-dev zlib1g-dev pkg-config libprotobuf-dev protobuf-compiler

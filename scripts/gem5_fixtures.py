@@ -15,14 +15,18 @@ tests/test_gem5_fixtures.py fails until then):
 --metrics-only derives metrics.json again from each fixture's own stats.txt
 and results.json, without gem5, after a change to how metrics are derived.
 
-Each keeps what the results tests read (run.json, spec.json, results.json,
-metrics.json, every host's console, the job scripts, m5out/stats.txt and config.ini)
-and provenance.json (gem5 version, configs digest, the boot's record); never
-checkpoints or images.
+Each is laid out as the run directory it was copied from (g5net/runs/rundir.py),
+so that tests open it with RunDir like any run, and keeps what the results tests
+read (run.json, spec.json, results.json, metrics.json, every host's console, the
+job scripts, m5out/stats.txt and m5out/config.ini) and provenance.json (gem5
+version, configs digest, the boot's record); never checkpoints or images, and
+no machine's own paths: run.json and config.ini name files in g5net's cache
+as $G5NET_CACHE/... (runs/record.py), config.ini the job scripts as <run dir>/...
 """
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -33,9 +37,11 @@ sys.path.insert(0, str(REPO))
 
 from g5net import engines  # noqa: E402
 from g5net import spec as specmod  # noqa: E402
+from g5net.artifacts.cache import portable_text  # noqa: E402
 from g5net.metrics import derive as run_metrics  # noqa: E402
 from g5net.model import sweep  # noqa: E402
 from g5net.runs import execute as run  # noqa: E402
+from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
 # name -> (spec, the point of its sweep; None for a spec without one).
@@ -57,13 +63,17 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
         if record["status"] != "done":
             sys.exit(f"{name}: the run failed ({record['status']}): {record.get('failure')}; "
                      f"fixtures unchanged")
-        files = [rd.run_json, rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt,
-                 rd.config_ini]
+        files = [rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
         shutil.rmtree(out, ignore_errors=True)
-        out.mkdir(parents=True)
+        fixture = RunDir(out)
+        fixture.m5out.mkdir(parents=True)
         for f in files:
-            shutil.copy(f, out / f.name)
+            # Where the run directory has it: a fixture is opened with RunDir like any run.
+            shutil.copy(f, out / f.relative_to(rd.path))
+        # No machine's own paths in a committed file (runs/record.py).
+        fixture.write_json(fixture.run_json, run_record.portable(record))
+        fixture.config_ini.write_text(portable_config(rd.config_ini.read_text()))
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     engine = engines.get("gem5")
     boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
@@ -73,23 +83,26 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
                   "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    size = sum(f.stat().st_size for f in out.iterdir())
-    print(f"{out}: {len(list(out.iterdir()))} files, {size / 1e6:.1f} MB")
+    kept = [f for f in out.rglob("*") if f.is_file()]
+    print(f"{out}: {len(kept)} files, {sum(f.stat().st_size for f in kept) / 1e6:.1f} MB")
+
+
+def portable_config(text: str) -> str:
+    """gem5's config.ini without a machine's paths: the kernels' and images' in
+    g5net's cache as $G5NET_CACHE/..., and the job scripts it read (`readfile`)
+    in the run directory, a temporary one when gem5 ran, as <run dir>/..."""
+    return re.sub(r"^readfile=.*/", "readfile=<run dir>/", portable_text(text), flags=re.M)
 
 
 def remeasure(name: str) -> None:
     """metrics.json of the fixture `name` from its stats.txt and results.json."""
-    out = FIXTURE_DIR / name
-    spec = specmod.from_dict(json.loads((out / "spec.json").read_text()))
-    record = json.loads((out / "run.json").read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        rd = RunDir(Path(tmp))
-        rd.m5out.mkdir()
-        shutil.copy(out / "stats.txt", rd.stats_txt)
-        metrics = run_metrics.compute(spec, json.loads((out / "results.json").read_text()), rd,
-                                      record.get("boards"))
-    RunDir(out).write_json(out / "metrics.json", metrics)
-    print(f"{out / 'metrics.json'}: derived again")
+    rd = RunDir(FIXTURE_DIR / name)
+    spec = specmod.from_dict(json.loads(rd.spec_json.read_text()))
+    record = rd.read_run()
+    metrics = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd,
+                                  record.get("boards"))
+    rd.write_json(rd.metrics_json, metrics)
+    print(f"{rd.metrics_json}: derived again")
 
 
 def main() -> int:

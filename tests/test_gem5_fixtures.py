@@ -20,17 +20,19 @@ from g5net.guest.protocol import STUB_MARK
 from g5net.metrics import derive as run_metrics
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
+from g5net.engines.gem5.engine import job_script
 from g5net.workloads import results
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
-SPEC = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
+FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURE = RunDir(FIXTURES / "gem5-quickstart")
+SPEC = specmod.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 
 
-SMP = FIXTURE.parent / "gem5-smp"
-SWITCHED = FIXTURE.parent / "gem5-switched"
+SMP = RunDir(FIXTURES / "gem5-smp")
+SWITCHED = RunDir(FIXTURES / "gem5-switched")
 
 
-@pytest.mark.parametrize("fixture", sorted(FIXTURE.parent.glob("gem5-*")), ids=lambda p: p.name)
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("gem5-*")), ids=lambda p: p.name)
 def test_fixtures_were_made_by_these_configs(fixture: Path):
     provenance = json.loads((fixture / "provenance.json").read_text())
     assert provenance["gem5_version"].startswith("24.")
@@ -38,20 +40,41 @@ def test_fixtures_were_made_by_these_configs(fixture: Path):
         "configs/ changed since the fixtures were made: run scripts/gem5_fixtures.py"
 
 
+# gem5-dca was made (0b246c1) before a profiled spec booted with the function
+# profiler on and each job read the profile around its region (3cde9e5): its
+# job scripts switch the profiler inside the region (g5_profile_stop), and its
+# console, stats and metrics are that run's. Mending it is a gem5 run:
+# scripts/gem5_fixtures.py --only gem5-dca (about 15 minutes); then this passes.
+STALE_JOBS = pytest.mark.xfail(strict=True, reason="gem5-dca's jobs predate 3cde9e5: "
+                               "rerun scripts/gem5_fixtures.py --only gem5-dca")
+
+
+@pytest.mark.parametrize("fixture", [pytest.param(p, marks=STALE_JOBS) if p.name == "gem5-dca" else p
+                                     for p in sorted(FIXTURES.glob("gem5-*"))], ids=lambda p: p.name)
+def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
+    """A fixture's consoles and stats are what its job scripts did: where the
+    product now writes other jobs, the fixture no longer shows what a run does."""
+    rd = RunDir(fixture)
+    spec = specmod.from_dict(json.loads(rd.spec_json.read_text()))
+    for host in spec.hosts:
+        assert rd.job_script(host.name).read_text() == job_script(spec, host), \
+            f"{fixture.name}: job-{host.name}.sh is not what g5net writes now: rerun scripts/gem5_fixtures.py"
+
+
 def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
     """examples/smp-gem5.toml: every CPU of both hosts ran in the boot (none
     halted for good), and the guests measured with 4 CPUs online."""
-    provenance = json.loads((SMP / "provenance.json").read_text())
+    provenance = json.loads((SMP.path / "provenance.json").read_text())
     assert sorted(provenance["boot"]["insts"]) == ["client", "server"]
     for board, insts in provenance["boot"]["insts"].items():
         assert len(insts) == 4 and min(insts) > 1_000_000, (board, insts)
-    got = json.loads((SMP / "results.json").read_text())
-    spec = specmod.from_dict(json.loads((SMP / "spec.json").read_text()))
+    got = json.loads(SMP.results_json.read_text())
+    spec = specmod.from_dict(json.loads(SMP.spec_json.read_text()))
     for h in spec.hosts:
         assert got[h.name]["workloads"]["stream"]["roi"]["cpus"] == 4
     assert got["client"]["workloads"]["stream"]["throughput_mbps"] > 0
     # gem5's view of the stream: four CPUs per host, each with its own counters.
-    stream = next(iter_dumps(SMP / "stats.txt"))
+    stream = next(iter_dumps(SMP.stats_txt))
     for h in spec.hosts:
         insts = [stream.value(f"{h.name}.processor.cores{i}.core.commitStats0.numInsts")
                  for i in range(4)]
@@ -59,15 +82,15 @@ def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
 
 
 def test_run_record_says_done_on_gem5():
-    record = json.loads((FIXTURE / "run.json").read_text())
+    record = json.loads(FIXTURE.run_json.read_text())
     assert record["status"] == "done" and record["engine"]["name"] == "gem5"
-    assert record["spec"] == json.loads((FIXTURE / "spec.json").read_text())
+    assert record["spec"] == json.loads(FIXTURE.spec_json.read_text())
 
 
 def test_consoles_hold_the_boot_and_the_measurement_and_parse_to_the_results():
-    expected = json.loads((FIXTURE / "results.json").read_text())
+    expected = json.loads(FIXTURE.results_json.read_text())
     for host in SPEC.hosts:
-        console = (FIXTURE / f"console-{host.name}.log").read_text()
+        console = FIXTURE.console(host.name).read_text()
         assert console.index(f"G5NET-BOOTED host={host.name}") < console.index(results.BEGIN)
         assert STUB_MARK not in console  # the stub runs, it is not printed
         assert results.host_results(console, SPEC, host) == expected[host.name]
@@ -76,12 +99,12 @@ def test_consoles_hold_the_boot_and_the_measurement_and_parse_to_the_results():
 
 
 def test_one_dump_per_workload_then_gem5s_at_exit():
-    dumps = list(iter_dumps(FIXTURE / "stats.txt"))
+    dumps = list(iter_dumps(FIXTURE.stats_txt))
     assert len(dumps) == len(SPEC.workloads) + 1
 
 
 def test_stream_roi_dump_has_both_nics_counting():
-    stream = next(iter_dumps(FIXTURE / "stats.txt"))
+    stream = next(iter_dumps(FIXTURE.stats_txt))
     payload = next(w for w in SPEC.workloads if w.name == "stream").bytes
     for host, direction in (("client", "tx"), ("server", "rx")):
         assert stream.value(f"{host}.ethernet.EtherDevice.{direction}Packets") > payload / 1500
@@ -89,12 +112,12 @@ def test_stream_roi_dump_has_both_nics_counting():
 
 
 def test_metrics_per_packet_from_the_stream_dump():
-    client = json.loads((FIXTURE / "metrics.json").read_text())["hosts"]["client"]["stream"]
+    client = json.loads(FIXTURE.metrics_json.read_text())["hosts"]["client"]["stream"]
     assert client["nic_tx_pkts"] > 0 and client["l1d_misses_per_pkt"] > 0
 
 
 def test_config_ini_puts_the_nic_on_pcie():
-    ini = system.read(FIXTURE / "config.ini")
+    ini = system.read(FIXTURE.m5out / "config.ini")
     summary = system.summarise(ini, board_names(SPEC))
     assert [p["object"] for p in summary["client"]["nics"][0]["dma_path"]] == \
         ["pcie_links.dma_monitor", "pcie_links.dma_window", "pcie_links.upstream", "iobus"]
@@ -110,19 +133,19 @@ def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: 
     """The fixture's client renamed `client-1`: gem5 cannot name an object that,
     so its statistics live under the board `host_client_1`; run.json's `boards`
     map is how the metrics find them."""
-    d = json.loads((FIXTURE / "spec.json").read_text())
+    d = json.loads(FIXTURE.spec_json.read_text())
     d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
     spec = specmod.from_dict(d)
     boards = board_names(spec)
     assert boards == {"server": "server", "client-1": "host_client_1"}
     rd = RunDir(tmp_path)
     rd.m5out.mkdir()
-    stats = (FIXTURE / "stats.txt").read_text()
+    stats = FIXTURE.stats_txt.read_text()
     rd.stats_txt.write_text(re.sub(r"^client\.", "host_client_1.", stats, flags=re.M))
-    got = json.loads((FIXTURE / "results.json").read_text())
+    got = json.loads(FIXTURE.results_json.read_text())
     got["client-1"] = got.pop("client")
     computed = run_metrics.compute(spec, got, rd, boards)["hosts"]
-    made = json.loads((FIXTURE / "metrics.json").read_text())["hosts"]
+    made = json.loads(FIXTURE.metrics_json.read_text())["hosts"]
     assert computed["client-1"]["stream"]["insts"] == made["client"]["stream"]["insts"] > 0
     assert computed == {"server": made["server"], "client-1": made["client"]}
     # Without the map the host's gem5 counters are lost, as they were before it.
@@ -147,11 +170,11 @@ def test_cpu_utilisation_is_gem5s_busy_time_not_the_guests_ticks():
     CPU's busy and idle cycles in stats.txt, computed here by hand; rates over
     the dump's simulated seconds. The guest's 10 ms ticks see a region of a few
     simulated ms coarsely: its figure stays beside gem5's as guest_cpu_util."""
-    metrics = json.loads((SMP / "metrics.json").read_text())["hosts"]
-    sim_seconds = next(iter_dumps(SMP / "stats.txt")).value("simSeconds")
+    metrics = json.loads(SMP.metrics_json.read_text())["hosts"]
+    sim_seconds = next(iter_dumps(SMP.stats_txt)).value("simSeconds")
     for host in ("server", "client"):
         m = metrics[host]["stream"]
-        util, per_cpu = _hand_cpu_util(SMP / "stats.txt", host)
+        util, per_cpu = _hand_cpu_util(SMP.stats_txt, host)
         assert m["cpu_util"] == pytest.approx(util, rel=1e-9)
         assert m["cpu_util_per_cpu"] == pytest.approx(per_cpu, rel=1e-9) and len(per_cpu) == 4
         # 2 cores x 2 threads: a core is the mean of its two CPUs.
@@ -163,15 +186,15 @@ def test_cpu_utilisation_is_gem5s_busy_time_not_the_guests_ticks():
 
     # The dca fixture's receiver, one CPU: the guest counted 8 ticks of 10 ms for
     # a region of 74 simulated ms, and its busy share in whole ticks (2/3).
-    m = json.loads((DCA / "metrics.json").read_text())["hosts"]["server"]["stream"]
-    util, [only] = _hand_cpu_util(DCA / "stats.txt", "server")
+    m = json.loads(DCA.metrics_json.read_text())["hosts"]["server"]["stream"]
+    util, [only] = _hand_cpu_util(DCA.stats_txt, "server")
     assert m["cpu_util"] == pytest.approx(util, rel=1e-9) and util == pytest.approx(only)
     print(f"dca server: gem5 {m['cpu_util']:.3f} over {m['elapsed_s']} s, guest {m['guest_cpu_util']:.3f} "
           f"over {m['guest_elapsed_s']} s")
     assert m["guest_elapsed_s"] != m["elapsed_s"] and abs(m["cpu_util"] - m["guest_cpu_util"]) > 0.02
 
 
-DCA = FIXTURE.parent / "gem5-dca"
+DCA = RunDir(FIXTURES / "gem5-dca")
 SPLITS = ("l1i_misses", "l1d_misses", "l2_misses", "l2_inst_misses", "l2_data_misses", "l3_misses",
           "l3_inst_misses", "l3_data_misses", "mem_bytes_read", "mem_bytes_written", "uops",
           "load_uops", "store_uops", "other_uops", "nic_irqs", "ipi_irqs", "other_irqs")
@@ -179,9 +202,9 @@ SPLITS = ("l1i_misses", "l1d_misses", "l2_misses", "l2_inst_misses", "l2_data_mi
 
 def test_dca_run_holds_every_split_and_they_add_up():
     """examples/dca-gem5.toml: the integrated NIC writes into a shared L3."""
-    metrics = json.loads((DCA / "metrics.json").read_text())["hosts"]
-    got = json.loads((DCA / "results.json").read_text())
-    stream = next(iter_dumps(DCA / "stats.txt"))
+    metrics = json.loads(DCA.metrics_json.read_text())["hosts"]
+    got = json.loads(DCA.results_json.read_text())
+    stream = next(iter_dumps(DCA.stats_txt))
     for host in ("server", "client"):
         m = metrics[host]["stream"]
         for k in SPLITS:
@@ -207,7 +230,7 @@ def test_profile_on_gem5_sums_to_100_beside_what_it_cost():
     """The dca fixture's stream again under the kernel function profiler: the
     breakdown's shares add up to 100 %, its per-packet times are shares of
     gem5's busy time, and the unprofiled run beside it says what profiling cost."""
-    metrics = json.loads((DCA / "metrics.json").read_text())["hosts"]
+    metrics = json.loads(DCA.metrics_json.read_text())["hosts"]
     for host in ("server", "client"):
         m = metrics[host]["stream_profiled"]
         shares = {k: v for k, v in m.items() if k.startswith("time_") and k.endswith("_pct")}

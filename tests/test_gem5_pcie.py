@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from g5net import spec
+from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -31,10 +32,10 @@ ROUND_TRIP_MAX_PS = 550_000
 
 
 def _run(mrrs: int):
-    d = FIXTURES / f"gem5-mrrs-{mrrs}"
-    spec = json.loads((d / "spec.json").read_text())
-    stream = next(iter_dumps(d / "stats.txt"))  # the stream's dump
-    results = json.loads((d / "results.json").read_text())
+    d = RunDir(FIXTURES / f"gem5-mrrs-{mrrs}")
+    spec = json.loads(d.spec_json.read_text())
+    stream = next(iter_dumps(d.stats_txt))  # the stream's dump
+    results = json.loads(d.results_json.read_text())
     return spec, stream, results
 
 
@@ -99,9 +100,9 @@ def test_the_link_is_busy_for_the_bytes_it_carried_at_its_data_rate():
     link carried the DMA writes of every received byte towards the host, at
     no more than the data rate the spec derives for it (gen 2 x8, 128-byte
     payloads: 3.37 GB/s), plus each packet's header cycles on the bus."""
-    d = FIXTURES / "gem5-mrrs-4096"
-    stream = next(iter_dumps(d / "stats.txt"))
-    nic = spec.from_dict(json.loads((d / "spec.json").read_text())).hosts[0].nic
+    d = RunDir(FIXTURES / "gem5-mrrs-4096")
+    stream = next(iter_dumps(d.stats_txt))
+    nic = spec.from_dict(json.loads(d.spec_json.read_text())).hosts[0].nic
     carried = stream.value("server.pcie_links.upstream.pktSize_server.pcie_links.dma_window"
                            ".mem_side_port::server.iobus.cpu_side_ports[3]")
     busy_s = stream.value("server.pcie_links.upstream.reqLayer0.occupancy") / 1e12
@@ -110,7 +111,7 @@ def test_the_link_is_busy_for_the_bytes_it_carried_at_its_data_rate():
           f"at the data rate")
     # Measured: busy 1.26 times the bytes' time at the data rate.
     assert at_data_rate_s <= busy_s <= 1.5 * at_data_rate_s
-    metrics = json.loads((d / "metrics.json").read_text())["hosts"]["server"]["stream"]
+    metrics = json.loads(d.metrics_json.read_text())["hosts"]["server"]["stream"]
     assert metrics["pcie_link_util"] == pytest.approx(
         busy_s * 1e12 / stream.value("simTicks"), rel=1e-9)
     assert 0 < metrics["pcie_link_util"] < 1

@@ -34,8 +34,8 @@ from g5net.stats import iter_dumps
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-ONE_PROCESS = REPO / "tests" / "fixtures" / "gem5-quickstart"
-ONE_PROCESS_FAN_IN = REPO / "tests" / "fixtures" / "gem5-switched"
+ONE_PROCESS = RunDir(REPO / "tests" / "fixtures" / "gem5-quickstart")
+ONE_PROCESS_FAN_IN = RunDir(REPO / "tests" / "fixtures" / "gem5-switched")
 # How far the per-host run may be from the one-process run on what both measure.
 TOLERANCE = 0.05
 
@@ -77,8 +77,8 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
     # together. (A stream's few dozen ACKs alone may differ by more: 37
     # against 39 when measured.)
     boards = record["boards"]
-    assert boards == json.loads((ONE_PROCESS / "run.json").read_text())["boards"]
-    ours, one = _nic(per_host_run.stats_txt, boards), _nic(ONE_PROCESS / "stats.txt", boards)
+    assert boards == json.loads(ONE_PROCESS.run_json.read_text())["boards"]
+    ours, one = _nic(per_host_run.stats_txt, boards), _nic(ONE_PROCESS.stats_txt, boards)
     assert len(ours) == len(one) == 3  # two regions, gem5's dump at exit
     for region in range(2):
         for keys in [[f"{h}.txPackets", f"{h}.rxPackets"] for h in boards] + [
@@ -86,7 +86,7 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
             mine, theirs = (sum(counts[region][k] for k in keys) for counts in (ours, one))
             assert mine == pytest.approx(theirs, rel=TOLERANCE), (region, keys, mine, theirs)
     metrics = json.loads(per_host_run.metrics_json.read_text())
-    plain = json.loads((ONE_PROCESS / "metrics.json").read_text())
+    plain = json.loads(ONE_PROCESS.metrics_json.read_text())
     assert metrics["hosts"]["server"]["stream"].keys() == plain["hosts"]["server"]["stream"].keys()
     # Every process is gone, and nothing listens on the switch's port any more
     # (its closed connections linger in TIME_WAIT for a minute, harmlessly).
@@ -200,7 +200,7 @@ def check_fan_in(rd: RunDir, each_bytes: int = FAN_IN_BYTES) -> None:
     for name in [*results, SWITCH]:
         assert (rd.m5out / name / "stats.txt").is_file(), name
     if each_bytes == FAN_IN_BYTES:
-        one = json.loads((ONE_PROCESS_FAN_IN / "results.json").read_text())
+        one = json.loads(ONE_PROCESS_FAN_IN.results_json.read_text())
         assert results["server"]["workloads"]["stream"]["throughput_mbps"] == pytest.approx(
             one["server"]["workloads"]["stream"]["throughput_mbps"], rel=TOLERANCE)
 

@@ -16,9 +16,10 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines.gem5 import Gem5Engine
 from g5net.runs import execute as run
+from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = REPO / "tests" / "fixtures" / "gem5-switched"
+FIXTURE = RunDir(REPO / "tests" / "fixtures" / "gem5-switched")
 CLIENTS = ("client-1", "client-2", "slow")
 
 
@@ -44,9 +45,9 @@ def check_switched_run(results: dict, metrics: dict, config_ini: str) -> None:
 
 
 def test_fixture_shows_three_clients_into_one_server():
-    check_switched_run(json.loads((FIXTURE / "results.json").read_text()),
-                       json.loads((FIXTURE / "metrics.json").read_text()),
-                       (FIXTURE / "config.ini").read_text())
+    check_switched_run(json.loads(FIXTURE.results_json.read_text()),
+                       json.loads(FIXTURE.metrics_json.read_text()),
+                       (FIXTURE.m5out / "config.ini").read_text())
 
 
 @pytest.mark.gem5

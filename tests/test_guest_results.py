@@ -8,6 +8,7 @@ from pathlib import Path
 from g5net.guest.protocol import BEGIN, END
 from g5net.workloads.proc import parse_snmp
 from g5net.workloads.results import extract_block, host_results, workload_errors
+from g5net.runs.rundir import RunDir
 from g5net.spec import from_dict
 
 # /proc/net/snmp as Linux 6.1 prints it, before and after an ICMP port-unreachable arrived:
@@ -42,7 +43,7 @@ def test_snmp_fields_do_not_depend_on_which_icmp_types_were_seen():
 
 # ------------------------------------------------------------ several NICs
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
+FIXTURE = RunDir(Path(__file__).parent / "fixtures" / "gem5-quickstart")
 # iperf 2's CSV line for a 4 MB transfer at 1 Gbit/s.
 NIC1_STREAM = "19700101000000,10.0.1.2,40000,10.0.1.1,5001,1,0.0-0.0,4000000,1000000000\n"
 
@@ -50,11 +51,11 @@ NIC1_STREAM = "19700101000000,10.0.1.2,40000,10.0.1.1,5001,1,0.0-0.0,4000000,100
 def two_nic_client(nic1_items: dict[str, str]) -> dict:
     """The gem5 fixture's client results as if its hosts had two NICs and the
     stream's second instance had left `nic1_items`."""
-    d = json.loads((FIXTURE / "spec.json").read_text())
+    d = json.loads(FIXTURE.spec_json.read_text())
     for h in d["hosts"].values():
         h["nic"]["count"] = 2
     s = from_dict(d)
-    block = extract_block((FIXTURE / "console-client.log").read_text())
+    block = extract_block(FIXTURE.console("client").read_text())
     block["items"].update(nic1_items)
     console = f"{BEGIN}\n{json.dumps(block)}\n{END}\n"
     return host_results(console, s, s.host("client"))["workloads"]
@@ -68,7 +69,7 @@ def test_a_stream_on_two_nics_sums_them_and_keeps_each():
     assert [p["nic"] for p in stream["instances"]] == [0, 1]
     nic0, nic1 = (p["throughput_mbps"] for p in stream["instances"])
     # NIC 0's figure is the fixture's own single-NIC result.
-    single = json.loads((FIXTURE / "results.json").read_text())["client"]["workloads"]["stream"]
+    single = json.loads(FIXTURE.results_json.read_text())["client"]["workloads"]["stream"]
     assert nic0 == single["throughput_mbps"] and nic1 == 1000.0
     assert stream["throughput_mbps"] == nic0 + nic1
     assert stream["bytes"] == 8_000_000 and stream["streams"] == 2 and stream["rc"] == 0

@@ -100,5 +100,6 @@ def test_every_metric_a_run_writes_has_a_unit_and_a_source(tmp_path):
     names = {k for _, _, k in _metrics_of(make_run(tmp_path, quickstart_spec()).path)}
     names |= {k for _, _, k in _metrics_of(REPO / "tests" / "fixtures" / "gem5-quickstart")}
     missing = sorted(n for n in names if n not in BY_NAME)
-    assert not missing, f"add these to g5net/metrics/units.py: {missing}"
+    assert not missing, ("define these beside the code that computes them "
+                         f"(g5net/metrics/{{guest,gem5,profile,aggregate}}.py): {missing}")
     assert all(m.source in SOURCES and m.unit and m.description for m in BY_NAME.values())

@@ -184,16 +184,17 @@ def results(s: Spec, mbps: float = 900.0) -> dict:
             for h in s.hosts}
 
 
-def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done") -> RunDir:
+def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done",
+             ran_on: dict | None = None) -> RunDir:
     """A run committed into `store` by the product's writers, as `g5net run`
-    commits one: run.json (run_record), results.json, and the metrics.json that
-    run_metrics.compute writes."""
+    commits one: run.json (run_record, with the `engine` and `artifacts` records
+    of `ran_on`), results.json, and the metrics.json that run_metrics.compute writes."""
     run_id = identity.spec_digest(s)
     rd = rundir.begin(store, s.experiment.name, run_id)
     res = results(s, mbps)
     rd.write_json(rd.results_json, res)
     rd.write_json(rd.metrics_json, run_metrics.compute(s, res, rd))
-    record = run_record.begin(run_id, s.experiment.name, s.to_dict())
+    record = {**run_record.begin(run_id, s.experiment.name, s.to_dict()), **(ran_on or {})}
     rd.write_json(rd.run_json, run_record.finish(record, status, 1.0))
     return rundir.commit(rd, store, s.experiment.name, run_id)
 

@@ -30,7 +30,7 @@ from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = REPO / "tests" / "fixtures" / "gem5-quickstart"
+FIXTURE = RunDir(REPO / "tests" / "fixtures" / "gem5-quickstart")
 GEM5_QUICKSTART = (REPO / "examples" / "quickstart-gem5.toml").read_text()
 
 
@@ -42,7 +42,7 @@ def test_one_process_runs_keep_their_ids(monkeypatch):
     """The layout's keys do not enter a one-process run's id: the gem5
     fixture's run id, recomputed from its run.json today, is the one it has;
     per host, the engine adds the per-host config's digest."""
-    record = json.loads((FIXTURE / "run.json").read_text())
+    record = json.loads(FIXTURE.run_json.read_text())
     spec = specmod.from_dict(record["spec"])
     assert spec.experiment.processes == "one"
     monkeypatch.setattr(gem5_engine.Gem5Engine, "info", lambda self: EngineInfo(
@@ -57,7 +57,7 @@ def test_one_process_runs_keep_their_ids(monkeypatch):
     assert key == {"name": "gem5", "digest": record["engine"]["digest"], "per_host": dist_config_digest()}
     ids = {identity.run_id(other, arts, key), identity.run_id(other, arts, {**key, "per_host": "changed"})}
     assert len(ids) == 2 and record["run_id"] not in ids
-    assert json.loads((FIXTURE / "provenance.json").read_text())["configs_digest"] == configs_digest()
+    assert json.loads((FIXTURE.path / "provenance.json").read_text())["configs_digest"] == configs_digest()
 
 
 def test_the_quantum_defaults_to_the_shortest_hop_and_may_not_exceed_it():
@@ -129,7 +129,7 @@ def _split(stats: Path, tmp: Path) -> dict[str, Path]:
 def test_merged_stats_read_as_the_one_process_file(tmp_path: Path):
     """Splitting the gem5 quickstart's stats.txt by host and merging it back
     gives every dump's every statistic, values included."""
-    stats = FIXTURE / "stats.txt"
+    stats = FIXTURE.stats_txt
     parts = _split(stats, tmp_path)
     out = tmp_path / "stats.txt"
     assert merge.merge(parts, {"server": "server", "client": "client"}, "client", out) == 3

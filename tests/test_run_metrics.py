@@ -6,6 +6,8 @@ import pytest
 from test_metrics_fixtures import results, spec
 
 from g5net.metrics import derive as run_metrics
+from g5net.metrics import gem5 as gem5_metrics
+from g5net.metrics import profile
 from g5net.runs.rundir import RunDir
 from g5net.stats import host_metrics, iter_dumps
 
@@ -53,7 +55,7 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     for host in res.values():
         host["workloads"]["second"] = dict(host["workloads"]["stream"])
     names = ["stream", "second"]
-    gem5 = run_metrics.roi_stats(rd.stats_txt, names)
+    gem5 = gem5_metrics.roi_stats(rd.stats_txt, names)
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
     # Each dump's catalogue metrics, the L2's instruction misses (526 of its 778:
     # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
@@ -98,7 +100,7 @@ def test_gem5_nic_counters_are_the_packet_count():
 
 
 def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
-    assert run_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
+    assert gem5_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
 
 
 def test_a_profiled_workload_is_compared_with_its_unprofiled_twin():
@@ -108,8 +110,8 @@ def test_a_profiled_workload_is_compared_with_its_unprofiled_twin():
     s = specmod.loads(base + '[workloads.profiled]\nkind = "iperf"\nbytes = 1000\nprofile = true\n'
                              '[workloads.other]\nkind = "iperf"\nbytes = 2000\nprofile = true\n')
     # Only a workload that differs in nothing but `profile` is a twin.
-    assert run_metrics._profiled_twins(s) == [("profiled", "plain")]
-    change = run_metrics.perturbation({"throughput_mbps": 900.0, "cpu_us_per_pkt": 12.0},
-                                      {"throughput_mbps": 1000.0, "cpu_us_per_pkt": 10.0})
+    assert profile.profiled_twins(s) == [("profiled", "plain")]
+    change = profile.perturbation({"throughput_mbps": 900.0, "cpu_us_per_pkt": 12.0},
+                                 {"throughput_mbps": 1000.0, "cpu_us_per_pkt": 10.0})
     assert change == pytest.approx({"profile_throughput_change_pct": -10.0,
                                     "profile_cpu_us_per_pkt_change_pct": 20.0})

@@ -18,14 +18,14 @@ from g5net.runs import identity, rundir
 from g5net.runs import record as run_record
 from g5net.runs.rundir import RunDir
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
+FIXTURE = RunDir(Path(__file__).parent / "fixtures" / "gem5-quickstart")
 
 
 @pytest.fixture(scope="module")
 def renamed(tmp_path_factory) -> RunDir:
     """The fixture's run, committed by the product's writers, as `g5net run`
     would have left it had the client been called `client-1`."""
-    d = json.loads((FIXTURE / "spec.json").read_text())
+    d = json.loads(FIXTURE.spec_json.read_text())
     d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
     spec = specmod.from_dict(d)
     store = tmp_path_factory.mktemp("results")
@@ -34,7 +34,7 @@ def renamed(tmp_path_factory) -> RunDir:
     record["boards"] = board_names(spec)
     rd.write_json(rd.run_json, run_record.finish(record, "done", 1.0))
     rd.m5out.mkdir()
-    stats = (FIXTURE / "stats.txt").read_text()
+    stats = FIXTURE.stats_txt.read_text()
     rd.stats_txt.write_text(re.sub(r"^client\.", "host_client_1.", stats, flags=re.M))
     return rundir.commit(rd, store, spec.experiment.name, identity.spec_digest(spec))
 
@@ -47,14 +47,14 @@ def stats_json(capsys, *argv) -> dict[str, float]:
 def test_a_host_of_a_run_is_found_under_its_recorded_board(renamed, capsys):
     assert renamed.read_run()["boards"] == {"server": "server", "client-1": "host_client_1"}
     got = stats_json(capsys, renamed.path, "--host", "client-1")
-    original = stats_json(capsys, FIXTURE / "stats.txt", "--host", "client")
+    original = stats_json(capsys, FIXTURE.stats_txt, "--host", "client")
     assert got == {"host_client_1." + name.removeprefix("client."): value
                    for name, value in original.items()}
     assert got["host_client_1.processor.cores.core.commitStats0.numInsts"] == \
         original["client.processor.cores.core.commitStats0.numInsts"] > 0
     # The server kept its name, and its statistics.
     assert stats_json(capsys, renamed.path, "--host", "server") == \
-        stats_json(capsys, FIXTURE / "stats.txt", "--host", "server")
+        stats_json(capsys, FIXTURE.stats_txt, "--host", "server")
 
 
 def test_of_a_bare_stats_file_the_host_is_the_prefix_as_written(renamed, capsys):

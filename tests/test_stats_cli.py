@@ -12,27 +12,12 @@ from pathlib import Path
 import pytest
 
 from g5net import cli
-from g5net import spec as specmod
-from g5net.runs import identity, rundir
-from g5net.runs import record as run_record
 from g5net.runs.rundir import RunDir
 from g5net.stats.units import split_unit
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gem5-quickstart"
-STATS = FIXTURE / "stats.txt"
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory) -> RunDir:
-    """The fixture's run committed by the product's writers, its stats in m5out/."""
-    spec = specmod.from_dict(json.loads((FIXTURE / "spec.json").read_text()))
-    store = tmp_path_factory.mktemp("results")
-    rd = rundir.begin(store, spec.experiment.name, identity.spec_digest(spec))
-    record = run_record.begin(identity.spec_digest(spec), spec.experiment.name, spec.to_dict())
-    rd.write_json(rd.run_json, run_record.finish(record, "done", 1.0))
-    rd.m5out.mkdir()
-    rd.stats_txt.write_bytes(STATS.read_bytes())
-    return rundir.commit(rd, store, spec.experiment.name, identity.spec_digest(spec))
+# The committed gem5 run, a run directory as `g5net run` leaves one.
+RUN = RunDir(Path(__file__).parent / "fixtures" / "gem5-quickstart")
+STATS = RUN.stats_txt
 
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
@@ -78,8 +63,8 @@ def test_json_keeps_units_and_descriptions(capsys):
     }
 
 
-def test_csv_keeps_units_descriptions_and_names_the_workload_of_a_run(run, capsys):
-    status, out, _ = stats(capsys, run.path, "--dump", "all", "--csv", "--match", "^simSeconds$")
+def test_csv_keeps_units_descriptions_and_names_the_workload_of_a_run(capsys):
+    status, out, _ = stats(capsys, RUN.path, "--dump", "all", "--csv", "--match", "^simSeconds$")
     assert status == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [(r["dump"], r["workload"], float(r["value"]), r["unit"]) for r in rows] == [
@@ -88,30 +73,30 @@ def test_csv_keeps_units_descriptions_and_names_the_workload_of_a_run(run, capsy
     assert {r["description"] for r in rows} == {"Number of seconds simulated"}
 
 
-def test_a_dump_is_chosen_by_workload_name(run, capsys):
-    by_name = stats(capsys, run.path, "--dump", "latency", "--json", "--host", "client")
-    by_number = stats(capsys, run.path, "--dump", "1", "--json", "--host", "client")
+def test_a_dump_is_chosen_by_workload_name(capsys):
+    by_name = stats(capsys, RUN.path, "--dump", "latency", "--json", "--host", "client")
+    by_number = stats(capsys, RUN.path, "--dump", "1", "--json", "--host", "client")
     assert by_name[0] == 0 and by_name == by_number
-    first = json.loads(stats(capsys, run.path, "--dump", "stream", "--json")[1])
+    first = json.loads(stats(capsys, RUN.path, "--dump", "stream", "--json")[1])
     # The stream's region, as in metrics.json.
     assert first["simSeconds"]["value"] == float(raw("simSeconds", 0))
-    assert json.loads((FIXTURE / "metrics.json").read_text())["hosts"]["client"]["stream"][
+    assert json.loads(RUN.metrics_json.read_text())["hosts"]["client"]["stream"][
         "sim_seconds"] == pytest.approx(first["simSeconds"]["value"])
 
 
-def test_a_workload_name_the_run_lacks_or_a_bare_file_is_an_error(run, capsys):
-    status, out, err = stats(capsys, run.path, "--dump", "web")
+def test_a_workload_name_the_run_lacks_or_a_bare_file_is_an_error(capsys):
+    status, out, err = stats(capsys, RUN.path, "--dump", "web")
     assert (status, out) == (2, "")
-    assert err == (f"g5net stats: error: --dump web: {run.path} has no workload 'web' "
+    assert err == (f"g5net stats: error: --dump web: {RUN.path} has no workload 'web' "
                    f"(workloads, dumps 0 to 1: stream, latency)\n")
     status, _, err = stats(capsys, STATS, "--dump", "stream")
     assert status == 2
     assert "--dump stream: a dump is chosen by workload name only of a run directory" in err
 
 
-def test_text_fits_the_terminal_and_names_the_workload_of_each_dump(run, capsys, monkeypatch):
+def test_text_fits_the_terminal_and_names_the_workload_of_each_dump(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
-    status, out, _ = stats(capsys, run.path, "--dump", "all", "--host", "client")
+    status, out, _ = stats(capsys, RUN.path, "--dump", "all", "--host", "client")
     assert status == 0
     lines = out.splitlines()
     first, second, third = begin_lines()

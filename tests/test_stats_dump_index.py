@@ -18,7 +18,7 @@ from test_stats_parse import dump_text, write
 
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared" / "fixtures" / "gem5-stats"
-REAL = sorted(TESTS.glob("fixtures/gem5-*/stats.txt")) + sorted(SHARED.glob("*.stats.txt"))
+REAL = sorted(TESTS.glob("fixtures/gem5-*/m5out/stats.txt")) + sorted(SHARED.glob("*.stats.txt"))
 
 
 def same(a, b):
@@ -42,7 +42,7 @@ def assert_every_choice_is_the_full_parse(path):
         assert same(read_dump(path, d.index), d)
 
 
-@pytest.mark.parametrize("path", REAL, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("path", REAL, ids=lambda p: str(p.relative_to(p.parents[2])))
 def test_real_files(path):
     assert_every_choice_is_the_full_parse(path)
 

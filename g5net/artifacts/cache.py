@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..machine import staged_dir
+from ..machine.staged_dir import TMP_PREFIX
+
 Progress = Callable[[str], Any]
 
 MANIFEST = "manifest.json"
@@ -32,6 +35,27 @@ def cache_dir() -> Path:
     """$G5NET_CACHE, or ~/.cache/g5net."""
     env = os.environ.get("G5NET_CACHE")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "g5net"
+
+
+# Paths in a record that leaves this machine (a study's committed results, a
+# test fixture): inside the cache, relative to it under this mark; elsewhere,
+# the file name under the other: another machine's folders say nothing here.
+IN_CACHE = "$G5NET_CACHE"
+ELSEWHERE = "<elsewhere>"
+
+
+def portable(path: str, cache: Path | None = None) -> str:
+    """`path` as a committed record names it: `$G5NET_CACHE/<path inside
+    cache_dir()>`, or `<elsewhere>/<file name>`; a portable one unchanged."""
+    if path.startswith((f"{IN_CACHE}/", f"{ELSEWHERE}/")):
+        return path
+    root, p = cache or cache_dir(), Path(path)
+    return f"{IN_CACHE}/{p.relative_to(root)}" if p.is_relative_to(root) else f"{ELSEWHERE}/{p.name}"
+
+
+def portable_text(text: str, cache: Path | None = None) -> str:
+    """`text` (gem5's config.ini) with every path inside the cache made portable."""
+    return text.replace(f"{cache or cache_dir()}/", f"{IN_CACHE}/")
 
 
 def first_use(what: str, needed_by: str = "") -> str:
@@ -72,22 +96,13 @@ def locked(name: str, progress: Progress, shared: bool = False) -> Iterator[None
 
 @contextlib.contextmanager
 def staging(final: Path) -> Iterator[Path]:
-    """A fresh directory beside `final`, renamed to `final` when the block ends
+    """A fresh directory beside `final`, published there when the block ends
     without error and removed otherwise: readers see a whole artifact or none.
-    Callers hold the artifact's lock, so leftovers of a crashed build (same
-    name, other pid) can go."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    for stale in final.parent.glob(f".tmp-{final.name}-*"):
+    Callers hold the artifact's lock, so leftovers of a crashed build can go."""
+    for stale in final.parent.glob(f"{TMP_PREFIX}{final.name}-*"):
         shutil.rmtree(stale, ignore_errors=True)
-    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}"
-    tmp.mkdir()
-    try:
+    with staged_dir.staged(final) as tmp:
         yield tmp
-        if final.exists():
-            shutil.rmtree(final)
-        tmp.rename(final)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:

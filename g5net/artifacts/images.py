@@ -19,16 +19,7 @@ from pathlib import Path
 from ..errors import ArtifactError
 from ..machine import atomic
 from . import debian, elf, m5tool
-from .cache import (
-    MANIFEST,
-    Progress,
-    cache_dir,
-    first_use,
-    locked,
-    read_manifest,
-    sha256_file,
-    staging,
-)
+from .cache import MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file, staging
 from .host import REPO, require, run_tool
 
 RECIPE = REPO / "disk-images"

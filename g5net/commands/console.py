@@ -14,7 +14,8 @@ from pathlib import Path
 
 from .. import engines
 from ..errors import CorruptRunError, G5netError
-from ..runs.rundir import TMP_PREFIX, RunDir, read_record
+from ..machine.staged_dir import TMP_PREFIX
+from ..runs.rundir import RunDir, read_record
 from ..spec import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet

@@ -26,10 +26,15 @@ measured by /proc/stat over the same region (system + irq + softirq ticks) is
 split between kernel categories in proportion to their profiled time. The
 guest must profile self time (`options/graph-time` = 0, `options/sleep-time`
 = 0), or a caller's time would include its callees' and be counted twice.
+
+A profiled workload with an unprofiled twin in the spec also says what the
+profiler cost (`perturbation`). The metrics of this family are defined at the
+end (`METRICS`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,8 +43,10 @@ from typing import Any
 
 from ..errors import GuestError
 from ..guest.protocol import USER_HZ
+from ..spec import Spec
 from ..stats.pc_samples import USER_MODE
 from ..workloads.profiler import PROFILE_START
+from .metric import RunMetric
 
 DRIVER, STACK, SOCKET, BUFFER, COPY, KERNEL, APPLICATION = (
     "driver", "stack", "socket", "buffer", "copy", "kernel", "application")
@@ -298,3 +305,44 @@ def metrics(b: Breakdown, packets: int | None, busy_s: float | None = None) -> d
             # window went unsampled (configs/g5net_sampled.py).
             out["breakdown"]["sampled_busy_pct"] = 100 * sum(b.time_us.values()) / (busy_s * 1e6)
     return out
+
+
+def profiled_twins(spec: Spec) -> list[tuple[str, str]]:
+    """(profiled workload, the same workload unprofiled) pairs of the spec: the
+    profiler's cost is measured by running the point both ways."""
+    out = []
+    for w in spec.workloads:
+        if w.profile:
+            twin = next((v for v in spec.workloads
+                         if not v.profile and dataclasses.replace(v, name=w.name, profile=True) == w), None)
+            if twin:
+                out.append((w.name, twin.name))
+    return out
+
+
+def perturbation(profiled: Mapping[str, Any], plain: Mapping[str, Any]) -> dict[str, Any]:
+    """How much profiling changed what it measures, in percent of the unprofiled
+    twin's figure: throughput (negative: profiling slowed the workload) and CPU
+    time per packet (positive: the profiler's own cost)."""
+    out: dict[str, Any] = {}
+    for key, metric in (("profile_throughput_change_pct", "throughput_mbps"),
+                        ("profile_cpu_us_per_pkt_change_pct", "cpu_us_per_pkt")):
+        a, b = profiled.get(metric), plain.get(metric)
+        if a is not None and b:
+            out[key] = 100 * (a / b - 1)
+    return out
+
+
+METRICS: tuple[RunMetric, ...] = tuple(
+    m for c in CATEGORIES for m in (
+        RunMetric(f"time_{c}_pct", "%", "profile", f"share of the CPU time spent in {c} "
+                                                   f"(the categories add up to 100)"),
+        RunMetric(f"time_{c}_us_per_pkt", "us/pkt", "profile", f"CPU time in {c} per packet "
+                                                               f"(of gem5's busy time where gem5 ran)"),
+    )) + (
+    RunMetric("profile_throughput_change_pct", "%", "profile",
+              "throughput with the profiler against the same workload without it (the spec's "
+              "unprofiled twin); negative: profiling slowed it"),
+    RunMetric("profile_cpu_us_per_pkt_change_pct", "%", "profile",
+              "CPU time per packet with the profiler against its unprofiled twin"),
+)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StoreError
-from .rundir import SET_ASIDE, TMP_PREFIX, RunDir
+from ..machine.staged_dir import TMP_PREFIX
+from .rundir import SET_ASIDE, RunDir
 from .sweepdir import SweepDir
 
 KINDS = ("run", "sweep", "folder")

@@ -14,17 +14,25 @@ before it could write one.
     identity                    when an engine ran: the version of the run id's computation
                                 and the engine's part of it (g5net/runs/identity.py)
     failure                     when status is not `done`: reasons, log and console tails
+
+A record committed to a repository (a study's results, a test fixture) is
+`portable`: its binary and artifact paths are `$G5NET_CACHE/<path inside
+g5net's cache folder>` (`<elsewhere>/<file name>` outside it), never a
+machine's own folders; digests, not paths, say which files ran.
 """
 
 from __future__ import annotations
 
+import copy
 import getpass
 import platform
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from .. import __version__, home
+from ..artifacts import cache as artifact_cache
 
 
 def now() -> str:
@@ -57,3 +65,16 @@ def board(boards: Mapping[str, str] | None, host: str) -> str:
     record's `boards`: the host's own name where the map has none (QEMU runs,
     runs recorded before the map)."""
     return (boards or {}).get(host) or host
+
+
+def portable(record: dict[str, Any], cache: Path | None = None) -> dict[str, Any]:
+    """A copy of `record` to commit: its engine binary and artifact paths made
+    portable (artifacts/cache.py), relative to `cache` (default: cache_dir())."""
+    out = copy.deepcopy(record)
+    engine = out.get("engine", {})
+    if "binary" in engine:
+        engine["binary"] = artifact_cache.portable(engine["binary"], cache)
+    for artifact in out.get("artifacts", {}).values():
+        if "path" in artifact:
+            artifact["path"] = artifact_cache.portable(artifact["path"], cache)
+    return out

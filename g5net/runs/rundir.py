@@ -1,8 +1,9 @@
 """A run directory: the one object that names every file of a run.
 
 A run is built under a hidden temporary name beside its final place and
-renamed into place only once `run.json` holds its final status, so a crash or
-`kill -9` never leaves a directory that looks complete.
+renamed into place only once `run.json` holds its final status
+(machine/staged_dir.py), so a crash or `kill -9` never leaves a directory that
+looks complete.
 """
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ import errno
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError
-from ..machine import atomic
+from ..machine import atomic, staged_dir
 
 RUN_JSON = "run.json"
-TMP_PREFIX = ".tmp-"
 # A damaged run moved aside is named <dir><SET_ASIDE><n>: no longer a run of the store.
 SET_ASIDE = ".corrupt-"
 # The status a damaged run reads as.
@@ -179,51 +178,23 @@ def dir_name(name: str, run_id: str) -> str:
 
 def begin(store: Path, name: str, run_id: str) -> RunDir:
     """A fresh temporary run directory inside `store`."""
-    store.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{dir_name(name, run_id)}-", dir=store))
-    # mkdtemp makes it private; a run store is shared with colleagues and cluster jobs.
-    tmp.chmod(0o755)
-    return RunDir(tmp)
+    return RunDir(staged_dir.fresh(store / dir_name(name, run_id)))
 
 
 def commit(tmp: RunDir, store: Path, name: str, run_id: str) -> RunDir:
-    """Move a finished run into place, replacing an older run of the same id."""
+    """Move a finished run into place, replacing an older run of the same id
+    (or one that another process committed meanwhile: the id is the content
+    hash of what decides a run, so theirs is as good as ours)."""
     final = store / dir_name(name, run_id)
-    # Another process may commit the same run id between our move-aside and our
-    # rename (rename fails on a non-empty directory): move theirs aside and try again.
-    for attempt in range(COMMIT_TRIES):
-        try:
-            os.replace(tmp.path, final)
-            break
-        except OSError as e:
-            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-        if attempt == COMMIT_TRIES - 1 and RunDir(final).run_json.is_file():
-            # Several processes keep committing this id: one of theirs stands.
-            # The id is the content hash of what decides a run, so theirs is
-            # as good as ours; ours goes.
-            shutil.rmtree(tmp.path, ignore_errors=True)
-            break
-        _remove_run(final, store)
-    else:
-        os.replace(tmp.path, final)
-    # Published only once the rename itself is on disk, as the files inside are.
-    atomic.sync_dir(store)
-    return RunDir(final)
-
-
-COMMIT_TRIES = 5
-
-
-def _remove_run(final: Path, store: Path) -> None:
-    """Remove a committed run, renaming it to a temporary name first so that no
-    reader sees it half deleted."""
-    old = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}old-", dir=store))
     try:
-        os.replace(final, old / "run")
-    except FileNotFoundError:
-        pass  # another process moved it first
-    shutil.rmtree(old, ignore_errors=True)
+        staged_dir.publish(tmp.path, final)
+    except OSError as e:
+        if e.errno != errno.ENOTEMPTY or not RunDir(final).run_json.is_file():
+            raise
+        # Several processes kept committing this id (a file system without the
+        # exchange): one of theirs stands, and ours goes.
+        shutil.rmtree(tmp.path, ignore_errors=True)
+    return RunDir(final)
 
 
 def find(store: Path, name: str, run_id: str) -> RunDir | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import CorruptRunError, RunnerError
+from ..machine.staged_dir import TMP_PREFIX
 from . import record as run_record
 from . import rundir
 from .locate import Located
@@ -50,7 +51,7 @@ def set_aside_corrupt(store: Path, points: list[PlannedPoint]) -> list[Path]:
 
 def temporaries(store: Path, point: PlannedPoint | None = None) -> list[Path]:
     """Runs in the making (or left by a killed worker): of one point, or all of them."""
-    prefix = rundir.TMP_PREFIX + (f"{point.dir_name}-" if point else "")
+    prefix = TMP_PREFIX + (f"{point.dir_name}-" if point else "")
     return sorted(store.glob(f"{prefix}*")) if store.is_dir() else []
 
 

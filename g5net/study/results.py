@@ -1,8 +1,9 @@
 """A study's committed results: the small files of each run of a sweep, with
 the gem5 version and configs digest that made them.
 
-`save` copies run.json and results.json of every run of a sweep directory
-into `studies/<name>/results/<run dir>/`, with its metrics.json derived again
+`save` copies run.json (portable: no machine's paths, runs/record.py) and
+results.json of every run of a sweep directory into
+`studies/<name>/results/<run dir>/`, with its metrics.json derived again
 from the run's stats.txt by the code being committed (so that a metric added
 after the run is there); no stats.txt, consoles or checkpoints: a few hundred
 KB a point. It writes `provenance.json` (with the digest of
@@ -20,13 +21,13 @@ from pathlib import Path
 from .. import engines
 from .. import spec as specmod
 from ..errors import StudyError
-from ..machine import atomic
+from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
+from ..runs import record as run_record
 from ..runs.locate import locate
 from .builtin import Study
 
 PROVENANCE = "provenance.json"
-KEPT = ("run.json", "results.json")
 
 
 def save(study: Study, scale: str, source: Path) -> int:
@@ -36,27 +37,23 @@ def save(study: Study, scale: str, source: Path) -> int:
     versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
-    tmp = study.results.with_name(".results.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    for rd in found:
-        dest = tmp / rd.path.name
-        dest.mkdir(parents=True)
-        for name in KEPT:
-            if (rd.path / name).is_file():
-                shutil.copy(rd.path / name, dest / name)
-        if rd.results_json.is_file():
-            record = rd.read_run()
-            metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
-                                          json.loads(rd.results_json.read_text()), rd,
-                                          record.get("boards"))
-            atomic.write_json(dest / rd.metrics_json.name, metrics)
     specs = [specmod.from_dict(r["spec"]) for r in records]
-    atomic.write_json(tmp / PROVENANCE, {
-        "study": study.name, "scale": scale, "gem5_version": sorted(versions),
-        **engines.get("gem5").provenance(specs), "runs": len(found),
-        "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-    shutil.rmtree(study.results, ignore_errors=True)
-    tmp.rename(study.results)
+    # Published whole: a crash leaves the old results or the new, never neither or half.
+    with staged_dir.staged(study.results) as tmp:
+        for rd, record in zip(found, records):
+            dest = tmp / rd.path.name
+            dest.mkdir()
+            atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
+            if rd.results_json.is_file():
+                shutil.copy(rd.results_json, dest / rd.results_json.name)
+                metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
+                                              json.loads(rd.results_json.read_text()), rd,
+                                              record.get("boards"))
+                atomic.write_json(dest / rd.metrics_json.name, metrics)
+        atomic.write_json(tmp / PROVENANCE, {
+            "study": study.name, "scale": scale, "gem5_version": sorted(versions),
+            **engines.get("gem5").provenance(specs), "runs": len(found),
+            "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     return len(found)
 
 

@@ -13,9 +13,9 @@ from ...machine import wakeups
 from .probe import HOW_TO_POINT, SUPPORTED_MAJOR, choose_binary, find_binary, probe
 
 NEEDED_FOR = 'engine = "gem5" runs (examples/*-gem5.toml); QEMU runs do without it'
-# gem5's default X86 gem5.opt, Ruby included: about 3 hours of one core
-# (82 minutes on 2 cores without Ruby, measured; Ruby adds more).
-# scripts/build_gem5.sh says the same.
+# gem5's default X86 gem5.opt, Ruby included: about 3 hours of one core (gem5
+# v24.0.0.1, `scons build/X86/gem5.opt` on Debian 12's gcc 12: 82 minutes on 2
+# cores without Ruby, as measured; Ruby adds more). scripts/build_gem5.sh says the same.
 BUILD_CORE_MINUTES = 180
 TAG = f"v{SUPPORTED_MAJOR}.0.0.1"
 REPOSITORY = "https://github.com/gem5/gem5"

@@ -1,0 +1,129 @@
+"""The guest's metrics of a workload: what its tool reported, and the guest's
+/proc over the region of interest, per second and per packet (both engines),
+each defined here beside the code that computes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..guest.protocol import USER_HZ
+from .metric import RunMetric, per
+
+# Carried over from the workload's own report when present.
+MEASURED = ("throughput_mbps", "sent_mbps", "received_mbps", "latency_us", "peak_mbps", "loss_pct",
+             "requests_per_s", "latency_p99_us")
+
+# /proc/interrupts lines of inter-processor interrupts: function calls (the
+# study's cross-calls), reschedules and TLB shootdowns.
+IPI_LINES = ("CAL", "RES", "TLB")
+
+
+def _irq_split(roi: dict[str, Any], packets: int) -> dict[str, Any]:
+    """Interrupts delivered in the region, from the guest's /proc/interrupts (gem5
+    keeps no per-CPU interrupt counter on x86): the NIC's, inter-processor, other."""
+    irqs = roi.get("interrupts", {})
+    if not irqs:
+        return {}
+    ipi = sum(irqs.get(k, 0) for k in IPI_LINES)
+    other = sum(irqs.values()) - roi["nic_irqs"] - ipi
+    return {"ipi_irqs": ipi, "other_irqs": other,
+            "ipi_irqs_per_pkt": per(ipi, packets), "other_irqs_per_pkt": per(other, packets),
+            "nic_irqs_per_rx_pkt": per(roi["nic_irqs"], roi["rx_packets"])}
+
+
+def region(roi: dict[str, Any]) -> dict[str, Any]:
+    """The guest's figures of the region of interest, from its /proc before and after."""
+    packets = roi["rx_packets"] + roi["tx_packets"]
+    ticks = roi["cpu_ticks"]
+    busy_ticks = sum(ticks.values()) - ticks["idle"] - ticks.get("iowait", 0)
+    return _irq_split(roi, packets) | dict(
+        elapsed_s=roi["elapsed_s"],
+        cpu_util=roi["cpu_util"],
+        packets=packets,
+        rx_packets=roi["rx_packets"],
+        tx_packets=roi["tx_packets"],
+        ctxt=roi["ctxt"],
+        intr=roi["intr"],
+        nic_irqs=roi["nic_irqs"],
+        ctxt_per_pkt=per(roi["ctxt"], packets),
+        intr_per_pkt=per(roi["intr"], packets),
+        nic_irqs_per_pkt=per(roi["nic_irqs"], packets),
+        pkts_per_nic_irq=per(packets, roi["nic_irqs"]),
+        cpu_us_per_pkt=per(busy_ticks * 1e6 / USER_HZ, packets),
+        # Where a stream lost packets: TCP resent them; the driver counts the
+        # NIC's receive drops and overruns (missed packets, FIFO overflows).
+        tcp_retrans=roi.get("snmp", {}).get("Tcp.RetransSegs"),
+        rx_dropped=sum(d["rx_drop"] + d["rx_fifo"] for d in roi.get("netdev", {}).values()),
+    )
+
+
+# What the guest measured over its own clock (10 ms ticks of /proc): kept as
+# guest_<name>; the unprefixed name is gem5's figure where gem5 ran.
+GUEST_CLOCKED = ("elapsed_s", "cpu_util", "pkts_per_s", "rx_pkts_per_s", "ctxt_per_s",
+                 "intr_per_s", "cpu_us_per_pkt", "nic_irqs_per_s", "ipi_irqs_per_s", "other_irqs_per_s")
+# Counts of the region that are also reported per second.
+_RATES = ("packets", "rx_packets", "ctxt", "intr", "nic_irqs", "ipi_irqs", "other_irqs")
+
+
+def _rate_name(count: str) -> str:
+    return {"packets": "pkts", "rx_packets": "rx_pkts"}.get(count, count) + "_per_s"
+
+
+def rates(out: dict[str, Any], seconds: float | None) -> dict[str, Any]:
+    """The region's counts per second of `seconds`."""
+    return {_rate_name(k): per(out.get(k), seconds) for k in _RATES}
+
+
+def _guest(name: str, unit: str, description: str) -> RunMetric:
+    return RunMetric(name, unit, "guest", description)
+
+
+METRICS: tuple[RunMetric, ...] = (
+    _guest("throughput_mbps", "Mbit/s", "the workload's throughput as its tool reports it "
+                                       "(iperf, iperf3, wrk); NetPIPE has peak_mbps instead"),
+    _guest("sent_mbps", "Mbit/s", "streams: what the host sent, all its flows together"),
+    _guest("received_mbps", "Mbit/s", "streams: what the host received, all its flows together"),
+    _guest("latency_us", "us", "NetPIPE: half the round trip of its smallest message; "
+                               "web: wrk's mean request latency"),
+    _guest("peak_mbps", "Mbit/s", "NetPIPE: the highest throughput over its message sizes"),
+    _guest("loss_pct", "%", "UDP streams: datagrams lost"),
+    _guest("requests_per_s", "1/s", "web: requests completed per second"),
+    _guest("latency_p99_us", "us", "web: the 99th percentile of request latency"),
+    _guest("elapsed_s", "s", "length of the region of interest: simulated seconds where gem5 "
+                             "ran, else the guest's clock"),
+    _guest("cpu_util", "fraction", "share of CPU time not idle, all CPUs of the host (0..1): from "
+                                   "gem5's busy and idle cycles of each CPU where gem5 ran, else /proc/stat"),
+    _guest("packets", "count", "packets received and sent by the host's NICs"),
+    _guest("rx_packets", "count", "packets received by the host's NICs"),
+    _guest("tx_packets", "count", "packets sent by the host's NICs"),
+    _guest("pkts_per_s", "1/s", "packets per second of the region (elapsed_s)"),
+    _guest("rx_pkts_per_s", "1/s", "packets received per second of the region (elapsed_s)"),
+    _guest("ctxt", "count", "context switches (/proc/stat ctxt)"),
+    _guest("intr", "count", "interrupts of every source (/proc/stat intr)"),
+    _guest("nic_irqs", "count", "interrupts of the NICs (/proc/interrupts eth*)"),
+    _guest("ctxt_per_s", "1/s", "context switches per second"),
+    _guest("intr_per_s", "1/s", "interrupts per second"),
+    _guest("ctxt_per_pkt", "1/pkt", "context switches per packet"),
+    _guest("intr_per_pkt", "1/pkt", "interrupts per packet"),
+    _guest("nic_irqs_per_pkt", "1/pkt", "NIC interrupts per packet"),
+    _guest("pkts_per_nic_irq", "pkt", "packets per NIC interrupt (interrupt coalescing)"),
+    _guest("ipi_irqs", "count", "inter-processor interrupts: function calls (cross-calls), "
+                                "reschedules, TLB shootdowns (/proc/interrupts CAL, RES, TLB)"),
+    _guest("other_irqs", "count", "interrupts neither the NIC's nor inter-processor"),
+    _guest("nic_irqs_per_s", "1/s", "NIC interrupts per second"),
+    _guest("ipi_irqs_per_s", "1/s", "inter-processor interrupts per second"),
+    _guest("other_irqs_per_s", "1/s", "other interrupts per second"),
+    _guest("ipi_irqs_per_pkt", "1/pkt", "inter-processor interrupts per packet"),
+    _guest("other_irqs_per_pkt", "1/pkt", "other interrupts per packet"),
+    _guest("nic_irqs_per_rx_pkt", "1/pkt", "NIC interrupts per received packet"),
+    _guest("tcp_retrans", "count", "TCP segments the host resent (/proc/net/snmp RetransSegs): "
+                                   "packets lost on the way"),
+    _guest("rx_dropped", "count", "received packets the host's NICs dropped or overran "
+                                  "(/proc/net/dev rx drop + fifo)"),
+    _guest("cpu_us_per_pkt", "us/pkt", "busy CPU time per packet: gem5's where gem5 ran, else "
+                                       "/proc/stat's user, system, irq and softirq time"),
+)
+# Where gem5 ran, these are by gem5's time; the guest's own figures stay beside them.
+METRICS += tuple(_guest(f"guest_{m.name}", m.unit, f"{m.name} by the guest's own clock (/proc)")
+                 for m in METRICS if m.name in GUEST_CLOCKED)
+
