@@ -6,11 +6,13 @@ mistakes for powers of ten."""
 
 from __future__ import annotations
 
+import numbers
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 from ..metrics.units import unit_of
-from .runs import fmt_value, short
+from .runs import Run, fmt_value, short
 
 # A name's last word that is its unit, as spec keys and metrics spell them.
 _SUFFIX_UNITS = {"bytes": "bytes", "kib": "KiB", "mb": "MiB", "us": "us", "ns": "ns", "s": "s",
@@ -33,6 +35,7 @@ _WORDS = {"mtu": "MTU", "cpu": "CPU", "nic": "NIC", "pkt": "packet", "pkts": "pa
           "msg": "message", "util": "utilisation", "dca": "DCA", "tcp": "TCP", "retrans": "retransmits",
           "sim": "simulated", "insts": "instructions", "p99": "99th percentile"}
 LONGEST = 28  # characters of a tick, legend or facet label before it wraps
+NAMED_KEYS = 3  # runs that differ in more keys than this are named by their directories
 
 
 def _unit_and_stem(name: str) -> tuple[str | None, str]:
@@ -112,11 +115,13 @@ def printed(unit: str) -> str:
 
 def size_text(v: Any) -> str:
     """1024 -> 1 KiB, 65536 -> 64 KiB, 1500 -> 1500 B: exact, never a rounded K."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    # numbers.Real: a tick's value is numpy's, not a Python number.
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        n = float(v)
         for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-            if v >= size and v % size == 0:
-                return f"{int(v // size)}\u00a0{unit}"  # no break: a wrapped label keeps 64 KiB whole
-        return f"{v}\u00a0B" if isinstance(v, int) else f"{v:g}\u00a0B"
+            if n >= size and n % size == 0:
+                return f"{int(n // size)}\u00a0{unit}"  # no break: a wrapped label keeps 64 KiB whole
+        return f"{n:.0f}\u00a0B" if n == int(n) else f"{n:g}\u00a0B"
     return fmt_value(v)
 
 
@@ -130,3 +135,18 @@ def wrapped(text: str, width: int = LONGEST) -> str:
     a figure's labels never widen it past its panels."""
     return "\n".join(part for line in text.split("\n")
                      for part in (textwrap.wrap(line, width, break_long_words=len(line) > 2 * width) or [""]))
+
+
+def run_label(run: Run, keys: Sequence[str]) -> str:
+    """A run among others: `nic.mtu=9000 stream.window_bytes=64 KiB` where a few
+    keys tell them apart, else its directory's name (a folder of unrelated runs,
+    whose every difference would not fit a legend)."""
+    if not keys or len(keys) > NAMED_KEYS:
+        return run.name
+    return " ".join(f"{short(k)}={value_text(k, run.params.get(k))}" for k in keys)
+
+
+def listed(names: Sequence[str], most: int = 3) -> str:
+    """`a, b, c and 4 more`: a list a figure's note can hold."""
+    head = ", ".join(names[:most])
+    return head + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -18,9 +18,9 @@ from matplotlib.ticker import FuncFormatter
 from ..metrics.profile import CATEGORIES
 from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, plt, save, style
-from .labels import key_axis, metric_axis, scale, value_text, wrapped
+from .labels import key_axis, metric_axis, run_label, scale, value_text, wrapped
 from .render import Note
-from .runs import Run, independent, label, partners, varying
+from .runs import Run, independent, partners, varying
 from .tables import rows
 
 
@@ -40,7 +40,6 @@ LINE_PLOTS = (
     LinePlot("ctxt-intr-vs-connections", "Context switches and interrupts vs connections", "streams",
              ("ctxt_per_s", "intr_per_s", "ctxt_per_pkt", "intr_per_pkt")),
 )
-BREAKDOWN_LABEL_KEYS = 3  # more varying keys than this: a bar is named by its run's directory
 
 # One colour per category, stable across reports; warm for the network path,
 # greys for the rest of the kernel, blue for the application.
@@ -61,7 +60,7 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | Note 
         for r, h, wl, m in rows(runs):
             if wl != w:
                 continue
-            series = (label(r, others) if others else "", h, w if len(workloads) > 1 else "")
+            series = (run_label(r, others) if others else "", h, w if len(workloads) > 1 else "")
             for p in plot.panels:
                 if isinstance(m.get(p), (int, float)):
                     data[p].setdefault(series, []).append((r.params[xkey], m[p] * scale(p)))
@@ -99,7 +98,8 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | Note 
             ax.set_xticklabels(tick_labels(runs, xkey, xs, pair, lambda v: value_text(xkey, v)), fontsize=8)
         else:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: value_text(xkey, v)))
-        ax.set_xlabel(axis_label(key_axis(xkey, log), pair))
+        # Several workloads' x: the key without the workload it belongs to.
+        ax.set_xlabel(axis_label(key_axis(xkey if len(workloads) == 1 else plot.x, log), pair))
         ax.set_ylabel(metric_axis(p))
         ax.set_ylim(bottom=0)
         style(ax)
@@ -123,8 +123,7 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
     per_pkt = all(f"time_{CATEGORIES[0]}_us_per_pkt" in m for *_, m in found)
     suffix = "us_per_pkt" if per_pkt else "pct"
     fig, ax = plt.subplots(figsize=(9, min(12.0, 0.9 + 0.45 * len(found))))
-    names = [wrapped(" ".join(x for x in (label(r, keys) if 0 < len(keys) <= BREAKDOWN_LABEL_KEYS
-                                          else r.name, f"{h}/{w}") if x), 40) for r, h, w, _ in found]
+    names = [wrapped(f"{run_label(r, keys) if keys else ''} {h}/{w}".strip(), 40) for r, h, w, _ in found]
     left = [0.0] * len(found)
     for c in CATEGORIES:
         values = [m.get(f"time_{c}_{suffix}", 0.0) for *_, m in found]

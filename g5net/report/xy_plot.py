@@ -21,7 +21,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
@@ -29,10 +29,12 @@ from matplotlib.ticker import NullLocator
 from ..errors import ReportError
 from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, plt, save, style
-from .labels import key_axis, key_words, metric_axis, metric_words, scale, value_text, wrapped
+from .labels import (NAMED_KEYS, key_axis, key_words, listed, metric_axis, metric_words, run_label, scale,
+                     value_text, wrapped)
 from .runs import Run, fmt_value, follows, partners, short, varying
 
-LINE_STYLES = ("-", "--", ":", "-.")
+LineStyle = Literal["-", "--", ":", "-."]
+LINE_STYLES: tuple[LineStyle, ...] = ("-", "--", ":", "-.")
 DODGE = 0.012  # of the x range (of a doubling, on a log axis) between neighbouring series
 MARKERS = ("o", "s", "^", "D", "v", "P")
 MAX_PANELS = 9
@@ -152,6 +154,12 @@ def points(runs: Sequence[Run], xy: XY) -> list[Point]:
     """The points of the plot, in panel, hue and line order, then x order."""
     mine = _plotted(runs, xy)
     panel_keys = list(apart(mine, xy))
+    # A panel holds the runs with one combination of the panel keys' values, titled by them
+    # (by the runs' names where the keys are too many to spell out).
+    combination = {r.path: repr([r.params.get(k) for k in panel_keys]) for r in mine}
+    titles: dict[str, list[str]] = {}
+    for r in mine:
+        titles.setdefault(combination[r.path], []).append(r.name)
     found: dict[tuple[tuple, str, Any, str, str, str], list[float]] = {}
     xs: dict[str, Any] = {}
     for run in mine:
@@ -165,7 +173,8 @@ def points(runs: Sequence[Run], xy: XY) -> list[Point]:
                 xs.setdefault(repr(x), x)
                 hue = run.params.get(xy.hue) if xy.hue else None
                 order = (*(_rank(run.params.get(k)) for k in panel_keys), _rank(hue))
-                panel = " ".join(f"{short(k)}={value_text(k, run.params.get(k))}" for k in panel_keys)
+                panel = ("" if not panel_keys else run_label(run, panel_keys) if len(panel_keys) <= NAMED_KEYS
+                         else listed(sorted(titles[combination[run.path]])))
                 found.setdefault((order, panel, hue, host, workload, repr(x)), []).append(value)
     if not found:
         where = f" of host {', '.join(xy.hosts)}" if xy.hosts else ""
@@ -260,7 +269,7 @@ class _Styles:
     def __init__(self, hues: Sequence[Any], lines: Sequence[str]):
         self.hues, self.lines = list(hues), list(lines)
 
-    def __call__(self, hue: Any, line: str) -> tuple[str, str, str]:
+    def __call__(self, hue: Any, line: str) -> tuple[str, LineStyle, str]:
         li = self.lines.index(line)
         return (SERIES_COLOURS[self.hues.index(hue) % len(SERIES_COLOURS)],
                 LINE_STYLES[li % len(LINE_STYLES)], MARKERS[li % len(MARKERS)])
@@ -268,6 +277,12 @@ class _Styles:
 
 def draw(runs: Sequence[Run], xy: XY, out: Path) -> Figure:
     """Write the plot of `xy` (resolved) into `out` as PNG, SVG and PDF."""
+    fig, title = figure(runs, xy)
+    return save(fig, out, _file_name(xy), title)
+
+
+def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
+    """The plot of `xy` (resolved), as matplotlib's open figure, and its title."""
     found = [Point(p.panel, p.order, p.hue, p.line, p.x, tuple(v * scale(xy.y) for v in p.values))
              for p in points(runs, xy)]
     values = sorted({repr(p.x): p.x for p in found}.values(), key=_rank)
@@ -307,8 +322,8 @@ def draw(runs: Sequence[Run], xy: XY, out: Path) -> Figure:
     title = f"{metric_words(xy.y)[:1].upper()}{metric_words(xy.y)[1:]} vs {key_words(xy.x)}" + (
         f", by {key_words(xy.hue)}" if xy.hue else "")
     notes = [_hosts_note(runs, xy)]
-    notes += [f"{short(k)} stands for {', '.join(short(m) for m in more)}, which vary with it"
-              for k, more in apart(_plotted(runs, xy), xy).items() if more]
+    notes += [f"{short(k)} stands for {listed([short(m) for m in more])}, which vary with it"
+              for k, more in list(apart(_plotted(runs, xy), xy).items())[:NAMED_KEYS] if more]
     if xy.where:
         notes.append("runs with " + ", ".join(f"{short(k)}={v}" for k, v in xy.where))
     if repeats > 1:
@@ -317,7 +332,7 @@ def draw(runs: Sequence[Run], xy: XY, out: Path) -> Figure:
     fig.text(0.01, 1 - 0.35 / height, wrapped("; ".join(notes), 130), ha="left", va="top", fontsize=8,
              color="#444444")
     fig.tight_layout(rect=(0, 0, 1, 1 - HEADER_IN / height))
-    return save(fig, out, _file_name(xy), title)
+    return fig, title
 
 
 def _hosts_note(runs: Sequence[Run], xy: XY) -> str:

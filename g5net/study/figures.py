@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..report.labels import key_axis, metric_axis, metric_unit, printed, scale, value_text, wrapped
 from ..report.runs import Run, fmt_value, selected
@@ -94,7 +95,20 @@ def _x_axis(ax, fig: Figure, xs: set[float]) -> None:
 
 def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Path) -> Path | None:
     """The figure as `out/<name>.png`; None when neither g5net nor the paper has a point."""
-    # pyplot only when a figure is drawn: `g5net --help` imports this module.
+    from ..report.figure_files import plt  # pyplot only when a figure is drawn: `g5net --help` imports us
+
+    f = figure(fig, runs, points)
+    if f is None:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{fig.name}.png"
+    f.savefig(path, dpi=PNG_DPI)
+    plt.close(f)
+    return path
+
+
+def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> Any:
+    """The figure as matplotlib's open figure; None when neither g5net nor the paper has a point."""
     from ..report.figure_files import SERIES_COLOURS, plt, style
 
     mine, paper = ours(fig, runs), theirs(fig, points)
@@ -138,8 +152,4 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
         "\ng5net and the paper each on an axis of their own: their values are far apart" if split else ""),
         fontsize=10)
     f.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig.name}.png"
-    f.savefig(path, dpi=PNG_DPI)
-    plt.close(f)
-    return path
+    return f
