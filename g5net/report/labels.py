@@ -77,7 +77,7 @@ def key_axis(key: str, log: bool = False) -> str:
     scale = [printed(unit)] if unit else []
     if log:
         scale.append("log scale")
-    return f"{key_words(key)}" + (f" ({', '.join(scale)})" if scale else "") + f"  [{short(key)}]"
+    return f"{key_words(key)}" + (f" ({', '.join(scale)})" if scale else "") + f" [{short(key)}]"
 
 
 def metric_words(metric: str) -> str:

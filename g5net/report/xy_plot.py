@@ -37,6 +37,7 @@ LineStyle = Literal["-", "--", ":", "-."]
 LINE_STYLES: tuple[LineStyle, ...] = ("-", "--", ":", "-.")
 DODGE = 0.012  # of the x range (of a doubling, on a log axis) between neighbouring series
 MARKERS = ("o", "s", "^", "D", "v", "P")
+LISTED = 12  # keys an error names before `and N more`
 MAX_PANELS = 9
 PANEL_COLUMNS = 3
 MAX_WIDTH_IN, PANEL_HEIGHT_IN, HEADER_IN = 13.0, 3.4, 0.7
@@ -90,7 +91,7 @@ def resolve(runs: Sequence[Run], key: str, flag: str) -> str:
     if len(ending) == 1:
         return ending[0]
     why = f"is ambiguous ({', '.join(ending)})" if ending else "is no parameter of these runs"
-    raise ReportError(f"{flag} {key}: {why}; the runs vary {', '.join(keys) or 'nothing'}")
+    raise ReportError(f"{flag} {key}: {why}; the runs vary {listed(keys, LISTED) or 'nothing'}")
 
 
 def _numeric(values: Sequence[Any]) -> bool:
@@ -202,7 +203,7 @@ def resolved(runs: Sequence[Run], xy: XY) -> XY:
     hue = resolve(mine, xy.hue, "--hue") if xy.hue else None
     if x not in varying(mine):
         raise ReportError(f"--x {xy.x}: every run has {short(x)}={fmt_value(mine[0].params.get(x))}; "
-                          f"the runs vary {', '.join(varying(mine)) or 'nothing'}")
+                          f"the runs vary {listed(varying(mine), LISTED) or 'nothing'}")
     if hue == x:
         raise ReportError(f"--hue {xy.hue}: is --x already")
     out = XY(x, xy.y, hue, xy.hosts, xy.workloads, where)
