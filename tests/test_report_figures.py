@@ -58,8 +58,8 @@ def test_hue_alone_decides_the_colours_and_the_other_keys_make_panels():
     assert legend == ["o3", "timing"]
     # Every combination of the other keys is a panel, titled with their values.
     assert 1 < len(axes) <= MAX_PANELS
-    assert all("stream.window_bytes=" in ax.get_title() for ax in axes)
-    assert {"64 KiB", "256 KiB"} <= {v for ax in axes for v in _values(ax.get_title(), "stream.window_bytes")}
+    assert all("window_bytes=" in ax.get_title() for ax in axes)
+    assert {"64 KiB", "256 KiB"} <= {v for ax in axes for v in _values(ax.get_title(), "window_bytes")}
     assert axes[0].get_ylabel() == "throughput (Mbit/s)"
     assert {ax.get_xlabel().replace("\n", " ") for ax in axes} == {"", "MTU (bytes) [nic.mtu]"}
     assert "throughput_mbps" not in texts(fig)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..metrics.units import unit_of
-from .runs import Run, fmt_value, short
+from .runs import Run, fmt_value, label, short
 
 # A name's last word that is its unit, as spec keys and metrics spell them.
 _SUFFIX_UNITS = {"bytes": "bytes", "kib": "KiB", "mb": "MiB", "us": "us", "ns": "ns", "s": "s",
@@ -138,12 +138,10 @@ def wrapped(text: str, width: int = LONGEST) -> str:
 
 
 def run_label(run: Run, keys: Sequence[str]) -> str:
-    """A run among others: `nic.mtu=9000 stream.window_bytes=64 KiB` where a few
+    """A run among others: `mtu=9000 window_bytes=64 KiB` where a few
     keys tell them apart, else its directory's name (a folder of unrelated runs,
     whose every difference would not fit a legend)."""
-    if not keys or len(keys) > NAMED_KEYS:
-        return run.name
-    return " ".join(f"{short(k)}={value_text(k, run.params.get(k))}" for k in keys)
+    return run.name if len(keys) > NAMED_KEYS else label(run, keys, value_text)
 
 
 def listed(names: Sequence[str], most: int = 3) -> str:

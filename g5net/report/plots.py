@@ -122,8 +122,9 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
     keys = varying([r for r, *_ in found])
     per_pkt = all(f"time_{CATEGORIES[0]}_us_per_pkt" in m for *_, m in found)
     suffix = "us_per_pkt" if per_pkt else "pct"
-    fig, ax = plt.subplots(figsize=(9, min(12.0, 0.9 + 0.45 * len(found))))
-    names = [wrapped(f"{run_label(r, keys) if keys else ''} {h}/{w}".strip(), 40) for r, h, w, _ in found]
+    names = [wrapped(f"{run_label(r, keys) if keys else ''} {h}/{w}".strip(), 48) for r, h, w, _ in found]
+    lines = max(n.count("\n") + 1 for n in names)
+    fig, ax = plt.subplots(figsize=(9, min(12.0, 0.9 + (0.25 + 0.17 * lines) * len(found))))
     left = [0.0] * len(found)
     for c in CATEGORIES:
         values = [m.get(f"time_{c}_{suffix}", 0.0) for *_, m in found]
