@@ -177,3 +177,15 @@ def test_the_committed_study_figures_are_within_bounds(name):
     for png in (REPO / "studies" / name / "report").glob("*.png"):
         with Image.open(png) as im:
             assert im.width <= MAX_PX and im.height <= MAX_PX, (png, im.size)
+
+
+def test_the_papers_series_takes_the_colour_of_ours_with_its_value():
+    """netframe: the paper's series `65536` is the socket buffer of our window_bytes=64 KiB."""
+    study = catalog.load("netframe")
+    fig = next(f for f in study.figures if f.name == "throughput-vs-message")
+    f = figures.figure(fig, results("netframe"), paper.load(study.paper_csv))
+    (ax,) = f.axes
+    colour = {t.get_text().replace("\xa0", " "): line.get_color()
+              for t, line in zip(ax.get_legend().get_texts(), ax.get_lines())}
+    assert colour["paper window_bytes=64 KiB"] == colour["g5net window_bytes=64 KiB"]
+    assert len(set(colour.values())) == 3  # 24 KiB, 64 KiB, 1 MiB

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..report.labels import key_axis, metric_axis, metric_unit, printed, scale, value_text, wrapped
-from ..report.runs import Run, fmt_value, selected
+from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
+from ..report.runs import Run, selected
 from .builtin import Figure, metric
 from .paper import PaperPoint
 
@@ -56,11 +56,25 @@ def _normalised(series: Series) -> Series:
     return {k: [(x, y / v[0][1]) for x, y in v] for k, v in series.items() if v and v[0][1]}
 
 
-def _value(label: str) -> str:
-    """The hue value a series stands for: `g5net attach=pcie` and `paper pcie` are both pcie."""
-    if label.startswith("paper"):
-        return label.removeprefix("paper").strip()
-    return " ".join(fmt_value(part.partition("=")[2]) for part in label.split()[1:])
+def _value(fig: Figure, label: str) -> str:
+    """The hue value a series stands for, as ours are written: `g5net attach=pcie` and
+    `paper pcie` are both pcie; the paper's `65536` of a size is 64 KiB."""
+    if label.startswith("g5net"):
+        return " ".join(part.partition("=")[2] for part in label.split(" ")[1:])  # not at a size's no-break space
+    text = label.removeprefix("paper").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return value_text(fig.hue[0], int(number) if number == int(number) else number) if len(fig.hue) == 1 else text
+
+
+def _shown(fig: Figure, label: str, named: dict[str, str], split: bool) -> str:
+    """A series' legend entry: named by its hue as ours of that value are (the paper's `65536`
+    as `window_bytes=64 KiB`), with whose it is where both share an axis."""
+    value = _value(fig, label)
+    name = named.get(value) or value
+    return name if split else f"{label.partition(' ')[0]} {name}".strip()
 
 
 def _peak(series: Series) -> float:
@@ -81,12 +95,14 @@ def apart(mine: Series, paper: Series, our_unit: str | None, paper_units: Sequen
 
 def _x_axis(ax, fig: Figure, xs: set[float]) -> None:
     # Sizes that span powers of two (64 B to 64 KiB) read best on a log axis;
-    # a narrower range (MTUs) stays linear.
+    # a narrower range (MTUs) stays linear. Sizes swept in powers of two get a
+    # tick each, written as sizes are (64 KiB).
     log = len(xs) >= 2 and min(xs) > 0 and max(xs) / min(xs) >= LOG_X_SPAN
-    if log:  # a tick at each size, written as sizes are (64 KiB)
+    if log:
         ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted(xs))
         ax.minorticks_off()
+    if key_unit(fig.x) == "bytes" and all(x > 0 and int(x) & (int(x) - 1) == 0 for x in xs):
+        ax.set_xticks(sorted(xs))
         ax.xaxis.set_major_formatter(lambda v, _p: value_text(fig.x, int(v) if v == int(v) else v))
     elif xs and all(x == int(x) for x in xs) and max(xs) - min(xs) <= 16:  # counts: whole numbers
         ax.set_xticks(range(int(min(xs)), int(max(xs)) + 1))
@@ -123,15 +139,15 @@ def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> An
                            sharex=True)
     slot: dict[str, int] = {}  # hue value -> colour and marker: the paper's pcie is ours's colour
     # Each panel says whose it is: a series is named by its hue, the paper's as ours of that value.
-    named = {_value(k): k.removeprefix("g5net ") for k in mine}
+    named = {_value(fig, k): k.removeprefix("g5net ") for k in mine}
     for label, xy in [*mine.items(), *paper.items()]:
         xs, ys = zip(*xy)
         on_paper = label.startswith("paper")
         ax = axes[0][1] if split and on_paper else axes[0][0]
-        i = slot.setdefault(_value(label), len(slot))
+        i = slot.setdefault(_value(fig, label), len(slot))
         ax.plot(xs, ys, linestyle="--" if on_paper else "-", marker=MARKERS[i % len(MARKERS)],
                 markerfacecolor="none" if on_paper else None, color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
-                label=wrapped(named.get(_value(label)) or _value(label) if split else label),
+                label=wrapped(_shown(fig, label, named, split)),
                 markersize=6, linewidth=1.8)
     xs_all = {x for xy in [*mine.values(), *paper.values()] for x, _ in xy}
     ylabel = ("relative to the series' value at the smallest x" if fig.normalise else our_axis)
