@@ -241,8 +241,12 @@ def _lines(ax, mine: Sequence[Point], style_of, values: Sequence[Any], log: bool
         colour, linestyle, marker = style_of(hue, line)
         ax.errorbar(xs, [p.mean for p in these], yerr=_yerr(these), color=colour, linestyle=linestyle,
                     marker=marker, markersize=5, linewidth=1.8, capsize=4)
+    # Every panel spans every x, whichever it has points at, with room for the end markers.
     if log:
         ax.set_xscale("log", base=2)
+        ax.set_xlim(values[0] / 2 ** 0.4, values[-1] * 2 ** 0.4)
+    else:
+        ax.set_xlim(values[0] - 0.06 * span, values[-1] + 0.06 * span)
     ax.set_xticks(values)
     ax.xaxis.set_minor_locator(NullLocator())
 
@@ -315,7 +319,8 @@ def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
         if i >= len(panels) - cols:
             ax.set_xlabel(wrapped(axis_label(key_axis(xy.x, log), pair), int(width * 9)), fontsize=9)
         style(ax)
-    axes.flat[0].set_ylim(bottom=0)  # once every panel is drawn: the panels share it
+    # Once every panel is drawn (they share it), with room for the top marker and error bar.
+    axes.flat[0].set_ylim(0, 1.08 * max(p.mean + p.spread[1] for p in found) or 1.0)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     _legend(fig, xy, styles, numeric)
