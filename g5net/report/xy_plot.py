@@ -15,6 +15,7 @@ their minimum to maximum.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import statistics
@@ -207,12 +208,13 @@ def resolved(runs: Sequence[Run], xy: XY) -> XY:
     if hue == x:
         raise ReportError(f"--hue {xy.hue}: is --x already")
     out = XY(x, xy.y, hue, xy.hosts, xy.workloads, where)
-    out = XY(x, xy.y, hue, xy.hosts or default_hosts(mine, out), xy.workloads, where)
+    if not out.hosts:
+        out = dataclasses.replace(out, hosts=default_hosts(mine, out))
     found = points(runs, out)  # no run with the metric is an error before any file is written
     panels = {p.panel for p in found}
     if len(panels) > MAX_PANELS:
         plotted = _plotted(runs, out)
-        keys = [k for k in apart(plotted, out)]
+        keys = list(apart(plotted, out))
         counts = ", ".join(f"{short(k)} ({len({repr(r.params.get(k)) for r in plotted})} values)" for k in keys)
         example = keys[0]
         raise ReportError(
@@ -230,7 +232,19 @@ def _panel_grid(n: int, per_panel: int) -> tuple[int, int, float]:
     return cols, math.ceil(n / cols), width
 
 
-def _lines(ax, mine: Sequence[Point], style_of, values: Sequence[Any], log: bool) -> None:
+class _Styles:
+    """Colour by hue value, line style, marker and hatch by host and workload."""
+
+    def __init__(self, hues: Sequence[Any], lines: Sequence[str]):
+        self.hues, self.lines = list(hues), list(lines)
+
+    def __call__(self, hue: Any, line: str) -> tuple[str, LineStyle, str]:
+        li = self.lines.index(line)
+        return (SERIES_COLOURS[self.hues.index(hue) % len(SERIES_COLOURS)],
+                LINE_STYLES[li % len(LINE_STYLES)], MARKERS[li % len(MARKERS)])
+
+
+def _lines(ax, mine: Sequence[Point], styles: _Styles, values: Sequence[Any], log: bool) -> None:
     series = list(dict.fromkeys((p.hue, p.line) for p in mine))
     span = values[-1] - values[0]
     for i, (hue, line) in enumerate(series):
@@ -238,7 +252,7 @@ def _lines(ax, mine: Sequence[Point], style_of, values: Sequence[Any], log: bool
         # Series side by side, a little apart, so that their error bars do not hide each other.
         shift = (i - (len(series) - 1) / 2) * DODGE
         xs = [p.x * 2 ** shift if log else p.x + shift * span for p in these]
-        colour, linestyle, marker = style_of(hue, line)
+        colour, linestyle, marker = styles(hue, line)
         ax.errorbar(xs, [p.mean for p in these], yerr=_yerr(these), color=colour, linestyle=linestyle,
                     marker=marker, markersize=5, linewidth=1.8, capsize=4)
     # Every panel spans every x, whichever it has points at, with room for the end markers.
@@ -251,33 +265,21 @@ def _lines(ax, mine: Sequence[Point], style_of, values: Sequence[Any], log: bool
     ax.xaxis.set_minor_locator(NullLocator())
 
 
-def _bars(ax, mine: Sequence[Point], style_of, values: Sequence[Any], most: int) -> None:
+def _bars(ax, mine: Sequence[Point], styles: _Styles, values: Sequence[Any], most: int) -> None:
     """Each category's bars side by side, centred on its tick; `most` bars in the fullest category."""
     width = 0.8 / most
     for at, value in enumerate(values):
         here = [p for p in mine if repr(p.x) == repr(value)]
         for i, p in enumerate(here):
-            colour, _, _ = style_of(p.hue, p.line)
+            colour, _, _ = styles(p.hue, p.line)
             bars = ax.bar([at + (i - (len(here) - 1) / 2) * width], [p.mean], width * 0.92,
                           yerr=_yerr([p]), color=colour, capsize=4, edgecolor="white", linewidth=0.6,
-                          hatch=("", "//", "..", "xx")[style_of.lines.index(p.line) % 4])
+                          hatch=("", "//", "..", "xx")[styles.lines.index(p.line) % 4])
             if width >= 0.2:
                 ax.bar_label(bars, labels=[f"{p.mean:,.3g}"], label_type="center", color="white",
                              fontsize=8, fontweight="bold")
     ax.set_xticks(range(len(values)))
     ax.set_xlim(-0.6, len(values) - 0.4)
-
-
-class _Styles:
-    """Colour by hue value, line style, marker and hatch by host and workload."""
-
-    def __init__(self, hues: Sequence[Any], lines: Sequence[str]):
-        self.hues, self.lines = list(hues), list(lines)
-
-    def __call__(self, hue: Any, line: str) -> tuple[str, LineStyle, str]:
-        li = self.lines.index(line)
-        return (SERIES_COLOURS[self.hues.index(hue) % len(SERIES_COLOURS)],
-                LINE_STYLES[li % len(LINE_STYLES)], MARKERS[li % len(MARKERS)])
 
 
 def draw(runs: Sequence[Run], xy: XY, out: Path) -> Figure:
@@ -301,9 +303,9 @@ def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
     cols, rows, width = _panel_grid(len(panels), len(values) * (1 if numeric else most))
     height = PANEL_HEIGHT_IN * rows + HEADER_IN
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height), squeeze=False, sharey=True)
-    pair = partners(_plotted(runs, xy), xy.x)
-    ticks = [wrapped(t, 18) for t in tick_labels(_plotted(runs, xy), xy.x, values, pair,
-                                                lambda v: value_text(xy.x, v))]
+    plotted = _plotted(runs, xy)
+    pair = partners(plotted, xy.x)
+    ticks = [wrapped(t, 18) for t in tick_labels(plotted, xy.x, values, pair, lambda v: value_text(xy.x, v))]
     for i, (ax, panel) in enumerate(zip(axes.flat, panels)):
         mine = [p for p in found if p.panel == panel]
         if numeric:
@@ -329,7 +331,7 @@ def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
         f", by {key_words(xy.hue)}" if xy.hue else "")
     notes = [_hosts_note(runs, xy)]
     notes += [f"{short(k)} stands for {listed([short(m) for m in more])}, which vary with it"
-              for k, more in list(apart(_plotted(runs, xy), xy).items())[:NAMED_KEYS] if more]
+              for k, more in list(apart(plotted, xy).items())[:NAMED_KEYS] if more]
     if xy.where:
         notes.append("runs with " + ", ".join(f"{short(k)}={v}" for k, v in xy.where))
     if repeats > 1:
