@@ -1,6 +1,6 @@
 """What a figure calls a parameter, a metric and a value: words and a unit,
-not an identifier. A spec key's unit is in its name (`msg_bytes`, `delay_us`,
-g5net/model/keys.py), a metric's comes from the catalogue
+not an identifier. A spec key's unit is in its name (`msg_bytes`, `delay_us`;
+every key is in g5net/model/keys.py), a metric's comes from the catalogue
 (g5net/metrics/units.py); sizes are written in KiB and MiB, which no reader
 mistakes for powers of ten."""
 
@@ -38,11 +38,9 @@ LONGEST = 28  # characters of a tick, legend or facet label before it wraps
 NAMED_KEYS = 3  # runs that differ in more keys than this are named by their directories
 
 
-def _unit_and_stem(name: str) -> tuple[str | None, str]:
+def _unit(name: str) -> str | None:
     head, _, last = name.rpartition("_")
-    if head and last in _SUFFIX_UNITS:
-        return _SUFFIX_UNITS[last], head
-    return _KEY_UNITS.get(name), name
+    return _SUFFIX_UNITS[last] if head and last in _SUFFIX_UNITS else _KEY_UNITS.get(name)
 
 
 def _words(name: str) -> str:
@@ -62,7 +60,7 @@ def _words(name: str) -> str:
 
 def key_unit(key: str) -> str | None:
     """The unit of a spec key (`host.nic.mtu` -> bytes); None for a count or a choice."""
-    return _unit_and_stem(key.rpartition(".")[2])[0]
+    return _unit(key.rpartition(".")[2])
 
 
 def key_words(key: str) -> str:
@@ -133,7 +131,7 @@ def value_text(key: str, v: Any) -> str:
 def wrapped(text: str, width: int = LONGEST) -> str:
     """Lines of at most `width` characters (a longer word is cut where it must be):
     a figure's labels never widen it past its panels."""
-    return "\n".join(part for line in text.split("\n")
+    return "\n".join(part.rstrip() for line in text.split("\n")
                      for part in (textwrap.wrap(line, width, break_long_words=len(line) > 2 * width) or [""]))
 
 
