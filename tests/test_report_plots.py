@@ -2,7 +2,8 @@
 product's writers (test_metrics_fixtures: real /proc counters of loopback
 traffic, the iperf report at a chosen rate): lines for a numeric key, bars for
 a categorical one, repeats averaged with their spread, zip partners named.
-The same on a real QEMU sweep: test_report_plots_qemu.py."""
+The same on a real QEMU sweep: test_report_plots_qemu.py; the figures'
+properties on the committed studies and fixtures: test_report_figures.py."""
 
 import re
 
@@ -11,7 +12,8 @@ import pytest
 from g5net import cli
 from g5net.errors import ReportError
 from g5net.report import runs as runsmod
-from g5net.report.xy_plot import XY, points, resolved
+from g5net.report.figure_files import plt
+from g5net.report.xy_plot import XY, figure, points, resolved
 from g5net.spec import from_dict
 from test_metrics_fixtures import make_run, make_sweep, spec_data
 
@@ -35,8 +37,10 @@ def nic_runs(tmp_path_factory):
 
 
 def svg_text(path):
-    """The text of an SVG written with svg.fonttype none: its <text> elements."""
-    return re.findall(r"<text[^>]*>([^<]*)</text>", path.read_text())
+    """The text of an SVG written with svg.fonttype none: its <text> elements
+    (a size's no-break space as a space)."""
+    return [t.replace("\xa0", " ").replace("&#160;", " ")
+            for t in re.findall(r"<text[^>]*>([^<]*)</text>", path.read_text())]
 
 
 def report(tmp_path, capsys, *argv):
@@ -49,11 +53,10 @@ def test_repeats_are_averaged_and_placements_stay_apart(nic_runs):
     found = runsmod.load(nic_runs)
     xy = resolved(found, XY("mtu", "throughput_mbps", "attach", hosts=("client",)))
     assert (xy.x, xy.hue) == ("host.nic.mtu", "host.nic.attach")
-    got = {(p.group, p.x): p for p in points(found, xy)}
-    assert sorted(got) == [("attach=integrated", 1500), ("attach=integrated", 9000),
-                           ("attach=pcie", 1500), ("attach=pcie", 9000)]
+    got = {(p.hue, p.x): p for p in points(found, xy)}
+    assert sorted(got) == [("integrated", 1500), ("integrated", 9000), ("pcie", 1500), ("pcie", 9000)]
     for (mtu, attach), rates in RATES.items():
-        p = got[(f"attach={attach}", mtu)]
+        p = got[(attach, mtu)]
         assert sorted(p.values) == pytest.approx(sorted(rates), rel=1e-6)
         assert p.mean == pytest.approx(sum(rates) / 2, rel=1e-6)
         assert p.spread == pytest.approx((abs(rates[0] - rates[1]) / 2,) * 2, rel=1e-6, abs=1e-6)
@@ -69,12 +72,14 @@ def test_numeric_key_is_a_line_plot_in_png_svg_and_pdf(nic_runs, tmp_path, capsy
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert pdf.read_bytes()[:5] == b"%PDF-"
     text = svg_text(svg)
-    assert "nic.mtu" in text and "throughput_mbps (Mbit/s)" in text
-    assert {"1500", "9000"} <= set(text)  # a tick at each MTU swept
-    assert {"attach=pcie client", "attach=integrated server"} <= set(text)  # the legend
-    assert "mean of up to 2 runs with identical parameters; error bars: min to max" in text
+    assert {"Throughput vs MTU, by NIC placement", "MTU (bytes) [nic.mtu]", "throughput (Mbit/s)"} <= set(text)
+    assert {"1500 B", "9000 B"} <= set(text)  # a tick at each MTU swept
+    assert {"NIC placement", "integrated", "pcie"} <= set(text)  # the legend: the hue's values alone
+    notes = " ".join(text)
+    assert "host server (the receiving side of a stream)" in notes  # one host, the server, by default
+    assert "mean of up to 2 runs with identical parameters; error bars: min to max" in notes
     md = (out / "report.md").read_text()
-    assert "![throughput_mbps vs nic.mtu by nic.attach](throughput_mbps-vs-nic.mtu-by-nic.attach.png)" in md
+    assert "![Throughput vs MTU, by NIC placement](throughput_mbps-vs-nic.mtu-by-nic.attach.png)" in md
     assert "Also as [SVG](throughput_mbps-vs-nic.mtu-by-nic.attach.svg)" in md
 
 
@@ -84,8 +89,8 @@ def test_categorical_key_is_grouped_bars_labelled_with_their_means(nic_runs, tmp
                           "--y", "throughput_mbps", "--hue", "mtu", "--host", "client")
     assert status == 0
     text = svg_text(out / "throughput_mbps-vs-nic.attach-by-nic.mtu.svg")
-    assert {"nic.attach", "throughput_mbps (Mbit/s)", "integrated", "pcie"} <= set(text)
-    assert {"mtu=1500", "mtu=9000"} <= set(text)
+    assert {"NIC placement [nic.attach]", "throughput (Mbit/s)", "integrated", "pcie"} <= set(text)
+    assert {"MTU", "1500 B", "9000 B"} <= set(text)  # the legend
     # Each bar says its mean: (900 + 700) / 2 for pcie at 1500, and so on.
     assert {"800", "950", "1.1e+03", "1.2e+03"} <= set(text)
 
@@ -97,8 +102,8 @@ def test_zip_partners_are_named_on_the_axis(tmp_path, capsys):
                           "--x", "msg_bytes", "--y", "throughput_mbps", "--hue", "attach")
     assert status == 0
     text = svg_text(out / "throughput_mbps-vs-stream.msg_bytes-by-nic.attach.svg")
-    assert "stream.msg_bytes" in text and "(paired with stream.streams)" in text
-    assert {"1K", "16K", "64K", "streams=1", "streams=4", "streams=16"} <= set(text)
+    assert "message size (bytes, log scale) [stream.msg_bytes] (paired with stream.streams)" in " ".join(text)
+    assert {"1 KiB", "16 KiB", "64 KiB", "streams=1", "streams=4", "streams=16"} <= set(text)
     # The fixed plot of the same sweep names them too.
     fixed = svg_text(out / "bandwidth-cpu-vs-msg-size.svg")
     assert "(paired with stream.streams)" in fixed
@@ -132,3 +137,24 @@ def test_a_key_is_named_as_sweeps_name_it_or_by_a_whole_ending(nic_runs):
     assert resolved(found, XY("nic.mtu", "throughput_mbps")).x == "host.nic.mtu"
     with pytest.raises(ReportError, match=r"--x tu: is no parameter"):  # not a part of a name
         resolved(found, XY("tu", "throughput_mbps"))
+
+
+def test_bars_stand_on_their_category_ticks(nic_runs):
+    """Two MTUs per placement: each placement's pair of bars is centred on its tick."""
+    found = runsmod.load(nic_runs)
+    xy = resolved(found, XY("nic.attach", "throughput_mbps", "mtu", hosts=("client",)))
+    fig, _ = figure(found, xy)
+    try:
+        (ax,) = fig.axes
+        ticks = dict(zip((t.get_text() for t in ax.get_xticklabels()), ax.get_xticks()))
+        assert set(ticks) == {"integrated", "pcie"}
+        bars = [b for b in ax.patches if b.get_height() > 0]
+        centres = sorted(b.get_x() + b.get_width() / 2 for b in bars)
+        assert len(centres) == 4
+        for tick in ticks.values():
+            pair = [c for c in centres if abs(c - tick) < 0.5]
+            assert len(pair) == 2 and sum(pair) / 2 == pytest.approx(tick)
+        # One colour per MTU, the same for both placements.
+        assert len({b.get_facecolor() for b in bars}) == 2
+    finally:
+        plt.close(fig)

@@ -19,9 +19,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "together, e.g. a sweep and its repeat), and write report.md and "
                     "report.html with tables and plots into --out DIR. With --x and --y, the "
                     "report opens with a plot of any metric against any parameter: lines where "
-                    "the parameter is numeric, grouped bars where it is not (nic.attach, "
-                    "cpu.model); runs with identical parameters are averaged, their min and max "
-                    "drawn as error bars. Fixed plots follow where the sweep varies their x "
+                    "the parameter is numeric, bars on each value's tick where it is not "
+                    "(nic.attach, cpu.model); runs with identical parameters are averaged, their "
+                    "min and max drawn as error bars. --hue alone decides the colours, one per "
+                    "value. Every other parameter that varies on its own among the plotted runs "
+                    "makes panels, one per combination of its values (up to 9, three to a row, "
+                    "each titled with them); where there are more, the plot is refused, naming "
+                    "those parameters: pick with --where KEY=VALUE or make one --hue. Fixed plots follow where the sweep varies their x "
                     "(message size, connections); every report has the per-packet tables and, "
                     "where a workload was profiled, the CPU time breakdown.",
         epilog="KEY is a parameter as sweeps name it (host.nic.mtu, workloads.stream.msg_bytes) "
@@ -31,7 +35,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Exit status: 0 written, 2 no readable run, or a KEY or METRIC the runs lack.\n"
                "Examples: g5net report results/sweep-quick --out report/sweep-quick\n"
                "          g5net report results/nic --out report/nic --x host.nic.attach "
-               "--y throughput_mbps --hue host.nic.mtu --host client",
+               "--y throughput_mbps --hue host.nic.mtu --host client\n"
+               "          g5net report studies/10gbe/results --out report/10gbe --x nic.mtu "
+               "--y throughput_mbps --hue cpu.model --where window_bytes=65536",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_sources(p)
@@ -42,12 +48,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     plot.add_argument("--y", metavar="METRIC", help="the metric up the y axis")
     plot.add_argument("--hue", metavar="KEY", help="one colour per value of this parameter")
     plot.add_argument("--host", action="append", default=[], metavar="NAME",
-                      help="only this host (repeatable; 'aggregate': every client together; "
-                           "default: every host)")
+                      help="this host (repeatable: a line style each; 'aggregate': every client "
+                           "together; default: the server, the receiving side of a stream, or "
+                           "the clients where no server has METRIC, as for NetPIPE's latency)")
     plot.add_argument("--workload", action="append", default=[], metavar="NAME",
                       help="only this workload (repeatable; default: every one with METRIC)")
+    plot.add_argument("--where", action="append", default=[], type=_where, metavar="KEY=VALUE",
+                      help="only the runs whose KEY has VALUE, spelled as in the TOML "
+                           "(repeatable: every one must hold)")
     p.add_argument("--json", action="store_true", help="print the files written as a JSON list")
     p.set_defaults(func=main)
+
+
+def _where(text: str) -> tuple[str, str]:
+    key, eq, value = text.partition("=")
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. nic.mtu=9000)")
+    return key.strip(), value.strip()
 
 
 def _plot(args: argparse.Namespace):
@@ -56,13 +73,13 @@ def _plot(args: argparse.Namespace):
 
     if args.x is None and args.y is None:
         given = [f for f, v in (("--hue", args.hue), ("--host", args.host),
-                                ("--workload", args.workload)) if v]
+                                ("--workload", args.workload), ("--where", args.where)) if v]
         if given:
             raise UsageError(f"{', '.join(given)} choose what --x and --y plot: give --x and --y too")
         return None
     if args.x is None or args.y is None:
         raise UsageError("--x and --y go together: --x KEY --y METRIC")
-    return XY(args.x, args.y, args.hue, tuple(args.host), tuple(args.workload))
+    return XY(args.x, args.y, args.hue, tuple(args.host), tuple(args.workload), tuple(args.where))
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,14 +1,14 @@
 """An x axis that names what moves along it: the swept key and its partners
 (the other axes of its zip group and keys derived from it, runs.partners),
 whose values are printed under each tick, so that a reader of the plot knows
-that 4 streams came with 64K messages without the table."""
+that 4 streams came with 64 KiB messages without the table."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .figure_files import bytes_label
+from .labels import value_text
 from .runs import Run, fmt_value, short
 
 Format = Callable[[Any], str]
@@ -27,11 +27,6 @@ def tick_labels(runs: Sequence[Run], key: str, values: Sequence[Any], partners: 
     out = []
     for v in values:
         run = at[repr(v)]
-        out.append("\n".join([fmt(v), *(f"{k.rpartition('.')[2]}={_partner(run.params.get(k))}"
+        out.append("\n".join([fmt(v), *(f"{k.rpartition('.')[2]}={value_text(k, run.params.get(k))}"
                                         for k in partners)]))
     return out
-
-
-def _partner(v: Any) -> str:
-    # Sizes are swept in powers of two: 65536 reads better as 64K.
-    return bytes_label(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else fmt_value(v)

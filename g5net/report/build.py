@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import plots, render, tables, xy_plot
+from .figure_files import Figure
 from .runs import load, short, varying
 
 
@@ -25,4 +26,4 @@ def build(sources: Sequence[Path], out: Path, xy: xy_plot.XY | None = None) -> l
             + f"; status: {', '.join(sorted({r.status for r in runs}))}")
     sections: list[render.Section] = [*figures, *(t for t in found if t is not None)]
     md, htm = render.write(out, f"g5net report: {', '.join(s.name for s in sources)}", meta, sections)
-    return [md, htm] + [out / file for f in figures for file in f.files]
+    return [md, htm] + [out / file for f in figures if isinstance(f, Figure) for file in f.files]

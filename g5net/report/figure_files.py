@@ -41,14 +41,6 @@ def style(ax) -> None:
     ax.set_axisbelow(True)
 
 
-def bytes_label(v: float, _pos=None) -> str:
-    """1024 -> 1K, 65536 -> 64K, 1500 -> 1500: sizes as people write them."""
-    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
-        if v >= size and v % size == 0:
-            return f"{int(v // size)}{unit}"
-    return f"{v:g}"
-
-
 def save(fig, out: Path, name: str, title: str) -> Figure:
     """Write `fig` as out/name.png, .svg and .pdf, and close it."""
     fig.savefig(out / f"{name}.png", dpi=PNG_DPI, bbox_inches="tight")

@@ -2,7 +2,9 @@
 
 A line plot is drawn only where the sweep varies its x parameter; every other
 varying parameter that does not follow from x (nic.attach, nic.mtu, ...) makes
-its own coloured series, and each host its own line style.
+its own coloured series, and each host its own line style. Where that would
+take more series than there are colours (a folder of unrelated runs), the plot
+is left out with a note: `g5net report --x --y --where` draws such runs apart.
 """
 
 from __future__ import annotations
@@ -15,16 +17,11 @@ from matplotlib.ticker import FuncFormatter
 
 from ..metrics.profile import CATEGORIES
 from .axes import axis_label, tick_labels
-from .figure_files import SERIES_COLOURS, Figure, bytes_label, plt, save, style
-from .runs import Run, independent, label, partners, varying
+from .figure_files import SERIES_COLOURS, Figure, plt, save, style
+from .labels import key_axis, metric_axis, run_label, scale, value_text, wrapped
+from .render import Note
+from .runs import Run, independent, partners, varying
 from .tables import rows
-
-
-@dataclass(frozen=True)
-class Panel:
-    metric: str
-    ylabel: str
-    scale: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -32,21 +29,16 @@ class LinePlot:
     name: str  # file name without its extension
     title: str
     x: str  # a workload parameter: workloads.<name>.<x>
-    xlabel: str
-    panels: tuple[Panel, ...]
+    panels: tuple[str, ...]  # a metric each, labelled and scaled as labels.py says
 
 
 LINE_PLOTS = (
     LinePlot("bandwidth-cpu-vs-msg-size", "Bandwidth and CPU utilisation vs message size",
-             "msg_bytes", "message size (bytes per write)",
-             (Panel("throughput_mbps", "throughput (Mbit/s)"), Panel("cpu_util", "CPU utilisation (%)", 100))),
-    LinePlot("misses-vs-connections", "Cache misses per packet vs connections", "streams", "connections",
-             (Panel("l1i_misses_per_pkt", "L1I misses / packet"), Panel("l1d_misses_per_pkt", "L1D misses / packet"),
-              Panel("l2_misses_per_pkt", "L2 misses / packet"))),
+             "msg_bytes", ("throughput_mbps", "cpu_util")),
+    LinePlot("misses-vs-connections", "Cache misses per packet vs connections", "streams",
+             ("l1i_misses_per_pkt", "l1d_misses_per_pkt", "l2_misses_per_pkt")),
     LinePlot("ctxt-intr-vs-connections", "Context switches and interrupts vs connections", "streams",
-             "connections",
-             (Panel("ctxt_per_s", "context switches / s"), Panel("intr_per_s", "interrupts / s"),
-              Panel("ctxt_per_pkt", "context switches / packet"), Panel("intr_per_pkt", "interrupts / packet"))),
+             ("ctxt_per_s", "intr_per_s", "ctxt_per_pkt", "intr_per_pkt")),
 )
 
 # One colour per category, stable across reports; warm for the network path,
@@ -57,9 +49,9 @@ HOST_STYLES = ("-", "--", ":", "-.")
 HOST_MARKERS = ("o", "s", "^", "D")
 
 
-def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
+def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | Note | None:
     # series key -> x -> value, per panel
-    data: dict[str, dict[tuple, list[tuple[float, float]]]] = {p.metric: {} for p in plot.panels}
+    data: dict[str, dict[tuple, list[tuple[float, float]]]] = {p: {} for p in plot.panels}
     workloads = sorted({w for r, _, w, _ in rows(runs) if f"workloads.{w}.{plot.x}" in varying(runs)})
     hosts = sorted({h for r, h, w, _ in rows(runs) if w in workloads})
     for w in workloads:
@@ -68,41 +60,47 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
         for r, h, wl, m in rows(runs):
             if wl != w:
                 continue
-            series = (label(r, others) if others else "", h, w if len(workloads) > 1 else "")
+            series = (run_label(r, others) if others else "", h, w if len(workloads) > 1 else "")
             for p in plot.panels:
-                if isinstance(m.get(p.metric), (int, float)):
-                    data[p.metric].setdefault(series, []).append((r.params[xkey], m[p.metric] * p.scale))
-    panels = [p for p in plot.panels if data[p.metric]]
+                if isinstance(m.get(p), (int, float)):
+                    data[p].setdefault(series, []).append((r.params[xkey], m[p] * scale(p)))
+    panels = [p for p in plot.panels if data[p]]
     if not panels:
         return None
+    groups = sorted({s[0] for d in data.values() for s in d})
+    if len(groups) > len(SERIES_COLOURS):
+        return Note(plot.title, f"Left out: these runs differ in {len(others)} parameters besides "
+                                f"{plot.x}, {len(groups)} series, more than a legend can tell apart. "
+                                f"`g5net report --x {plot.x} --y {panels[0]} --where KEY=VALUE` "
+                                f"draws some of them.")
     ncols = 2 if len(panels) == 4 else len(panels)
     nrows = (len(panels) + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 3.6 * nrows), squeeze=False)
-    groups = sorted({s[0] for d in data.values() for s in d})
     # Keys zipped with or derived from x are named on the axis (one workload's x only).
     xkey = f"workloads.{workloads[0]}.{plot.x}"
     pair = partners(runs, xkey) if len(workloads) == 1 else []
     for ax, p in zip(axes.flat, panels):
-        for series, points in sorted(data[p.metric].items()):
+        for series, points in sorted(data[p].items()):
             group, host, wl = series
             points.sort()
             hi = hosts.index(host) % len(HOST_STYLES)
             name = " ".join(x for x in (group, host, wl) if x)
-            ax.plot([x for x, _ in points], [y for _, y in points], label=name,
+            ax.plot([x for x, _ in points], [y for _, y in points], label=wrapped(name),
                     color=SERIES_COLOURS[groups.index(group) % len(SERIES_COLOURS)],
                     linestyle=HOST_STYLES[hi], marker=HOST_MARKERS[hi], markersize=5, linewidth=1.8)
-        xs = sorted({x for pts in data[p.metric].values() for x, _ in pts})
-        if xs[0] > 0 and xs[-1] / xs[0] >= 8:
+        xs = sorted({x for pts in data[p].values() for x, _ in pts})
+        log = xs[0] > 0 and xs[-1] / xs[0] >= 8
+        if log:
             ax.set_xscale("log", base=2)
         ax.set_xticks(xs)
         ax.xaxis.set_minor_locator(plt.NullLocator())
         if pair:
-            ax.set_xticklabels(tick_labels(runs, xkey, xs, pair, bytes_label), fontsize=8)
+            ax.set_xticklabels(tick_labels(runs, xkey, xs, pair, lambda v: value_text(xkey, v)), fontsize=8)
         else:
-            ax.xaxis.set_major_formatter(FuncFormatter(bytes_label if plot.x == "msg_bytes"
-                                                       else lambda v, _p: f"{v:g}"))
-        ax.set_xlabel(axis_label(plot.xlabel, pair))
-        ax.set_ylabel(p.ylabel)
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: value_text(xkey, v)))
+        # Several workloads' x: the key without the workload it belongs to.
+        ax.set_xlabel(axis_label(key_axis(xkey if len(workloads) == 1 else plot.x, log), pair))
+        ax.set_ylabel(metric_axis(p))
         ax.set_ylim(bottom=0)
         style(ax)
     for ax in list(axes.flat)[len(panels):]:
@@ -118,14 +116,15 @@ def _line_plot(plot: LinePlot, runs: Sequence[Run], out: Path) -> Figure | None:
 def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
     """Stacked bars, one per run, host and workload: time per packet by category
     (share of CPU time where packets were not counted)."""
-    keys = varying(runs)
     found = [(r, h, w, m) for r, h, w, m in rows(runs) if f"time_{CATEGORIES[0]}_pct" in m]
     if not found:
         return None
+    keys = varying([r for r, *_ in found])
     per_pkt = all(f"time_{CATEGORIES[0]}_us_per_pkt" in m for *_, m in found)
     suffix = "us_per_pkt" if per_pkt else "pct"
-    fig, ax = plt.subplots(figsize=(9, 0.9 + 0.45 * len(found)))
-    names = [" ".join(x for x in (label(r, keys) if keys else "", f"{h}/{w}") if x) for r, h, w, _ in found]
+    names = [wrapped(f"{run_label(r, keys) if keys else ''} {h}/{w}".strip(), 48) for r, h, w, _ in found]
+    lines = max(n.count("\n") + 1 for n in names)
+    fig, ax = plt.subplots(figsize=(9, min(12.0, 0.9 + (0.25 + 0.17 * lines) * len(found))))
     left = [0.0] * len(found)
     for c in CATEGORIES:
         values = [m.get(f"time_{c}_{suffix}", 0.0) for *_, m in found]
@@ -139,7 +138,7 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
                         color="white", fontsize=8, fontweight="bold")
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
-    ax.set_xlabel("CPU time per packet (us)" if per_pkt else "share of CPU time (%)")
+    ax.set_xlabel("CPU time per packet (\u00b5s)" if per_pkt else "share of CPU time (%)")
     style(ax)
     ax.grid(axis="y", visible=False)
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(CATEGORIES), frameon=False)
@@ -148,8 +147,8 @@ def _breakdown(runs: Sequence[Run], out: Path) -> Figure | None:
     return save(fig, out, "breakdown", title)
 
 
-def figures(runs: Sequence[Run], out: Path) -> list[Figure]:
-    """Write every plot the runs have data for into `out`."""
+def figures(runs: Sequence[Run], out: Path) -> list[Figure | Note]:
+    """Write every plot the runs have data for into `out`; a note for one left out."""
     made = [_line_plot(p, runs, out) for p in LINE_PLOTS] + [_breakdown(runs, out)]
     return [f for f in made if f is not None]
 

@@ -7,10 +7,20 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
+from dataclasses import dataclass
+
 from .figure_files import Figure
 from .tables import Table
 
-Section = Table | Figure
+
+@dataclass(frozen=True)
+class Note:
+    """A section of words only: a plot left out, and why."""
+    title: str
+    text: str
+
+
+Section = Table | Figure | Note
 
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;color:#222}
 table{border-collapse:collapse;margin:0.5em 0 2em;font-size:0.9em}
@@ -32,6 +42,9 @@ def markdown(title: str, meta: str, sections: Sequence[Section]) -> str:
             if s.also:
                 out += ["Also as " + ", ".join(f"[{f.rpartition('.')[2].upper()}]({f})" for f in s.also), ""]
             continue
+        if isinstance(s, Note):
+            out += [s.text, ""]
+            continue
         out.append("| " + " | ".join(map(_md_cell, s.header)) + " |")
         out.append("|" + "|".join("---" if i < 4 else "---:" for i in range(len(s.header))) + "|")
         out += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in s.rows]
@@ -50,6 +63,9 @@ def page(title: str, meta: str, sections: Sequence[Section]) -> str:
             if s.also:
                 out.append("<p class='meta'>Also as " + ", ".join(
                     f"<a href='{e(f)}'>{e(f.rpartition('.')[2].upper())}</a>" for f in s.also) + "</p>")
+            continue
+        if isinstance(s, Note):
+            out.append(f"<p>{e(s.text)}</p>")
             continue
         out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in s.header) + "</tr>")
         out += ["<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in s.rows]

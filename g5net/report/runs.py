@@ -9,7 +9,7 @@ where hosts differ).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,12 +158,13 @@ def short(key: str) -> str:
     return rest if head in ("workloads", "host", "hosts", "link", "experiment") and rest else key
 
 
-def label(run: Run, keys: Sequence[str]) -> str:
+def label(run: Run, keys: Sequence[str], fmt: Callable[[str, Any], str] = lambda _k, v: fmt_value(v)) -> str:
     """`mtu=9000 streams=4`: the run among its sweep (a longer name where the last
-    parts of two keys clash); its directory name when alone."""
+    parts of two keys clash), each value of a key as `fmt(key, value)` writes it;
+    its directory name when alone."""
     last = [k.rpartition(".")[2] for k in keys]
     names = last if len(set(last)) == len(last) else [short(k) for k in keys]
-    return " ".join(f"{n}={fmt_value(run.params.get(k))}" for n, k in zip(names, keys)) or run.name
+    return " ".join(f"{n}={fmt(k, run.params.get(k))}" for n, k in zip(names, keys)) or run.name
 
 
 def fmt_value(v: Any) -> str:

@@ -1,28 +1,30 @@
-"""A study's figures: g5net's series and the paper's on the same axes (PNG).
+"""A study's figures: g5net's series and the paper's (PNG).
 
-g5net's points are solid lines with filled markers, the paper's dashed with
-open markers, one colour per series. Where absolute values cannot compare
-(different machines), a figure with `normalise = true` divides every series
-by its own value at its smallest x, and its axis says so.
+One colour and marker per value of the figure's hue, g5net's points on solid
+lines with filled markers, the paper's dashed with open markers. Where the two
+compare (one unit, peaks within FAR of each other) they share one axis; where
+they do not (our hosts are not the paper's machines), each has its own panel
+and axis, so that ours are not squashed flat under the paper's. A figure with
+`normalise = true` divides every series by its own value at its smallest x,
+and its axis says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")  # before pyplot: reports are written on machines without a display
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import ScalarFormatter  # noqa: E402
-
-from ..report.runs import Run, fmt_value, selected  # noqa: E402
-from .builtin import Figure, metric  # noqa: E402
-from .paper import PaperPoint  # noqa: E402
+from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
+from ..report.runs import Run, selected
+from .builtin import Figure, metric
+from .paper import PaperPoint
 
 Series = dict[str, list[tuple[float, float]]]
 LOG_X_SPAN = 16
+FAR = 3.0  # peaks further apart than this factor get an axis each
+MARKERS = ("o", "s", "^", "D", "v", "P")
+PNG_DPI = 130
 
 
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
@@ -34,9 +36,9 @@ def ours(fig: Figure, runs: Sequence[Run]) -> Series:
         x = r.params.get(fig.x)
         if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
             continue
-        label = " ".join(["g5net", *(f"{h.rpartition('.')[2]}={fmt_value(r.params.get(h))}"
+        label = " ".join(["g5net", *(f"{h.rpartition('.')[2]}={value_text(h, r.params.get(h))}"
                                      for h in fig.hue)])
-        out.setdefault(label, []).append((float(x), float(value)))
+        out.setdefault(label, []).append((float(x), float(value) * scale(fig.y)))
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -45,7 +47,8 @@ def theirs(fig: Figure, points: Sequence[PaperPoint]) -> Series:
     for p in points:
         if p.figure == fig.name:
             label = p.series if p.series.startswith("paper") else f"paper {p.series}"
-            out.setdefault(label, []).append((p.x, p.y))
+            # A fraction is drawn in percent, as ours is (labels.scale).
+            out.setdefault(label, []).append((p.x, p.y * (100 if p.unit == "fraction" else 1)))
     return {k: sorted(v) for k, v in out.items()}
 
 
@@ -53,45 +56,116 @@ def _normalised(series: Series) -> Series:
     return {k: [(x, y / v[0][1]) for x, y in v] for k, v in series.items() if v and v[0][1]}
 
 
+def _value(fig: Figure, label: str) -> str:
+    """The hue value a series stands for, as ours are written: `g5net attach=pcie` and
+    `paper pcie` are both pcie; the paper's `65536` of a size is 64 KiB."""
+    if label.startswith("g5net"):
+        return " ".join(part.partition("=")[2] for part in label.split(" ")[1:])  # not at a size's no-break space
+    text = label.removeprefix("paper").strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return value_text(fig.hue[0], int(number) if number == int(number) else number) if len(fig.hue) == 1 else text
+
+
+def _shown(fig: Figure, label: str, named: dict[str, str], split: bool) -> str:
+    """A series' legend entry: named by its hue as ours of that value are (the paper's `65536`
+    as `window_bytes=64 KiB`), with whose it is where both share an axis."""
+    value = _value(fig, label)
+    name = named.get(value) or value
+    return name if split else f"{label.partition(' ')[0]} {name}".strip()
+
+
+def _peak(series: Series) -> float:
+    return max((abs(y) for xy in series.values() for _, y in xy), default=0.0)
+
+
+def apart(mine: Series, paper: Series, our_unit: str | None, paper_units: Sequence[str]) -> bool:
+    """Whether ours and the paper's need an axis each: other units (`our_unit` as labels.metric_unit
+    gives it), or peaks more than FAR apart."""
+    if not mine or not paper:
+        return False
+    shown = {"%" if u == "fraction" else u for u in paper_units}
+    if shown != {our_unit}:
+        return True
+    a, b = _peak(mine), _peak(paper)
+    return min(a, b) == 0 or max(a, b) / min(a, b) > FAR
+
+
+def _x_axis(ax, fig: Figure, xs: set[float]) -> None:
+    # Sizes that span powers of two (64 B to 64 KiB) read best on a log axis;
+    # a narrower range (MTUs) stays linear. Sizes swept in powers of two get a
+    # tick each, written as sizes are (64 KiB).
+    log = len(xs) >= 2 and min(xs) > 0 and max(xs) / min(xs) >= LOG_X_SPAN
+    if log:
+        ax.set_xscale("log", base=2)
+        ax.minorticks_off()
+    if key_unit(fig.x) == "bytes" and all(x > 0 and int(x) & (int(x) - 1) == 0 for x in xs):
+        ax.set_xticks(sorted(xs))
+        ax.xaxis.set_major_formatter(lambda v, _p: value_text(fig.x, int(v) if v == int(v) else v))
+    elif xs and all(x == int(x) for x in xs) and max(xs) - min(xs) <= 16:  # counts: whole numbers
+        ax.set_xticks(range(int(min(xs)), int(max(xs)) + 1))
+    ax.set_xlabel(wrapped(key_axis(fig.x, log), 44), fontsize=9)
+
+
 def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Path) -> Path | None:
     """The figure as `out/<name>.png`; None when neither g5net nor the paper has a point."""
+    from ..report.figure_files import plt  # pyplot only when a figure is drawn: `g5net --help` imports us
+
+    f = figure(fig, runs, points)
+    if f is None:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{fig.name}.png"
+    f.savefig(path, dpi=PNG_DPI)
+    plt.close(f)
+    return path
+
+
+def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> Any:
+    """The figure as matplotlib's open figure; None when neither g5net nor the paper has a point."""
+    from ..report.figure_files import SERIES_COLOURS, plt, style
+
     mine, paper = ours(fig, runs), theirs(fig, points)
     if not mine and not paper:
         return None
     if fig.normalise:
         mine, paper = _normalised(mine), _normalised(paper)
-    units = sorted({p.unit for p in points if p.figure == fig.name})
-    ylabel = fig.y.split(".")[-1] + (f" ({', '.join(units)})" if units and not fig.normalise else "")
-    if fig.normalise:
-        ylabel += ", relative to the series' smallest x"
-    f, ax = plt.subplots(figsize=(6.4, 4.0))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    # A paper series named for the value of a one-parameter hue ("paper pcie")
-    # takes the colour of ours with that value ("g5net attach=pcie").
-    slot: dict[str, int] = {}
+    paper_units = sorted({p.unit for p in points if p.figure == fig.name})
+    our_axis = metric_axis(fig.y)
+    split = not fig.normalise and apart(mine, paper, metric_unit(fig.y), paper_units)
+    f, axes = plt.subplots(1, 2 if split else 1, figsize=(10.0 if split else 6.4, 4.0), squeeze=False,
+                           sharex=True)
+    slot: dict[str, int] = {}  # hue value -> colour and marker: the paper's pcie is ours's colour
+    # Each panel says whose it is: a series is named by its hue, the paper's as ours of that value.
+    named = {_value(fig, k): k.removeprefix("g5net ") for k in mine}
     for label, xy in [*mine.items(), *paper.items()]:
         xs, ys = zip(*xy)
-        paper_series = label.startswith("paper")
-        value = label.removeprefix("paper ") if paper_series else \
-            " ".join(part.partition("=")[2] for part in label.split()[1:])
-        i = slot.setdefault(value, len(slot))
-        ax.plot(xs, ys, linestyle="--" if paper_series else "-", marker="o",
-                markerfacecolor="none" if paper_series else None, color=colours[i % len(colours)],
-                label=label)
-    ax.set_xlabel(fig.x)
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{fig.title} (paper: {fig.paper_ref})", fontsize=10)
+        on_paper = label.startswith("paper")
+        ax = axes[0][1] if split and on_paper else axes[0][0]
+        i = slot.setdefault(_value(fig, label), len(slot))
+        ax.plot(xs, ys, linestyle="--" if on_paper else "-", marker=MARKERS[i % len(MARKERS)],
+                markerfacecolor="none" if on_paper else None, color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
+                label=wrapped(_shown(fig, label, named, split)),
+                markersize=6, linewidth=1.8)
     xs_all = {x for xy in [*mine.values(), *paper.values()] for x, _ in xy}
-    # Sizes that span powers of two (64 B to 64 KiB) read best on a log axis,
-    # labelled in plain numbers; a narrower range (MTUs) stays linear.
-    if len(xs_all) >= 2 and min(xs_all) > 0 and max(xs_all) / min(xs_all) >= LOG_X_SPAN:
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ylabel = ("relative to the series' value at the smallest x" if fig.normalise else our_axis)
+    axes[0][0].set_ylabel(wrapped(ylabel, 40))
+    if split:
+        axes[0][0].set_title("g5net", fontsize=9)
+        axes[0][1].set_title(f"the paper ({fig.paper_ref})", fontsize=9)
+        unit = printed("%" if paper_units == ["fraction"] else ", ".join(paper_units))
+        axes[0][1].set_ylabel(wrapped(f"{our_axis.partition(' (')[0]} ({unit})", 40))
+    for ax in axes[0]:
+        _x_axis(ax, fig, xs_all)
+        top = max((y for line in ax.get_lines() for y in line.get_ydata()), default=1.0)
+        ax.set_ylim(0, max(ax.get_ylim()[1], 1.08 * top))  # a point at the top keeps its whole marker
+        style(ax)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, frameon=False)
+    f.suptitle(f"{fig.title} (paper: {fig.paper_ref})" + (
+        "\ng5net and the paper each on an axis of their own: their values are far apart" if split else ""),
+        fontsize=10)
     f.tight_layout()
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig.name}.png"
-    f.savefig(path, dpi=130)
-    plt.close(f)
-    return path
+    return f
