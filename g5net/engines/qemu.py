@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -22,6 +23,7 @@ from ..errors import EngineError
 from ..guest import job
 from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
 from ..machine.local_ports import free_ports, listening_ports
+from ..machine.parent_death import die_with_parent
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
 from . import qemu_switch
@@ -183,8 +185,10 @@ class QemuEngine(Engine):
                     log = open(rd.qemu_log(host.name), "wb")
                     logs += [console, log]
                     progress(f"booting {host.name}: {host.cpu.count} cpu, {host.memory_mb} MiB")
+                    # No guest outlives g5net, even one killed with `kill -9`.
                     procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
-                                                        stdin=subprocess.DEVNULL)
+                                                        stdin=subprocess.DEVNULL,
+                                                        preexec_fn=die_with_parent(signal.SIGKILL))
                     if i == 0:
                         for port in listen_ports:
                             self._await_listener(procs[host.name], port, rd, host.name)
