@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CheckError
+from ..machine import bounded_read
 from ..report.runs import Run, fmt_value, independent, selected
 from ..spec import AGGREGATE
 
@@ -267,9 +268,11 @@ def parse(text: str, source: str = "expectations") -> Expectations:
 
 def load(path: Path) -> Expectations:
     try:
-        text = path.read_text()
+        text = bounded_read.read_text(path)
     except OSError as e:
         raise CheckError(f"{path}: cannot read: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise CheckError(f"{path}: not UTF-8 text (byte {e.start})") from None
     return parse(text, str(path))
 
 
