@@ -65,13 +65,18 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts.host import REPO
-from ..errors import StudyError
+from ..errors import StudyError, key_text, quoted
+from ..machine import bounded_read
+from ..machine.data_paths import checked_name
 from ..report.runs import Run
+from ..spec import plain_name
 
 # A folder of studies of one's own, laid out as studies/ is, takes its place.
 STUDIES = Path(os.environ.get("G5NET_STUDIES", REPO / "studies"))
 SCALES = ("quick", "full")
 STUDY_FILE = "study.toml"
+# A study.toml is a few pages of text.
+MAX_STUDY_BYTES = 1 * 2**20
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,7 @@ class Study:
 
 
 def names(root: Path = STUDIES) -> list[str]:
-    return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}"))
+    return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}") if plain_name(p.parent.name))
 
 
 def _refs(v: Any) -> bool:
@@ -166,8 +171,8 @@ def _refs(v: Any) -> bool:
 
 
 def _span(v: Any) -> bool:
-    return v == [] or (isinstance(v, list) and len(v) == 2 and v[0] <= v[1] and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v))
+    return v == [] or (isinstance(v, list) and len(v) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) and v[0] <= v[1])
 
 
 # What a key of each kind holds: (its type, a test of a value, what to say when it fails).
@@ -187,7 +192,7 @@ def _value(table: Mapping[str, Any], key: str, where: str, kind: str, required: 
     value = table.get(key, default())
     if not ok(value) or (required and not value):
         raise StudyError(f"{where}: {key}: expected {'a non-empty string' if want == 'a string' and required else want}, "
-                         f"got {value!r}")
+                         f"got {quoted(value)}")
     return value
 
 
@@ -200,10 +205,16 @@ def _tables(data: Mapping[str, Any], key: str, where: str,
     out = []
     for i, t in enumerate(tables):
         at = f"{where}: {key}[{i}]"
+        if not isinstance(t, dict):
+            raise StudyError(f"{at}: expected a [[{key}]] table, got {quoted(t)}")
         unknown = sorted(set(t) - set(fields))
         if unknown:
-            raise StudyError(f"{at}: {unknown[0]}: unknown key (allowed: {', '.join(fields)})")
-        out.append({k: _value(t, k, at, kind, required) for k, (kind, required) in fields.items()})
+            raise StudyError(f"{at}: {key_text(unknown[0])}: unknown key (allowed: {', '.join(fields)})")
+        table = {k: _value(t, k, at, kind, required) for k, (kind, required) in fields.items()}
+        if "name" in table:
+            # Names become file names (a figure's PNG) and anchors of the report.
+            checked_name(table["name"], f"{at}: name", StudyError)
+        out.append(table)
     return out
 
 
@@ -230,15 +241,21 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
 
 
 def load(name: str, root: Path = STUDIES) -> Study:
+    if not plain_name(name) or not (root / name / STUDY_FILE).exists():
+        raise StudyError(f"no study {quoted(name)} (have: {', '.join(names(root)) or 'none'}; "
+                         f"`g5net study list` describes them)")
     path = root / name
     file = path / STUDY_FILE
-    if not file.is_file():
-        raise StudyError(f"no study {name!r} (have: {', '.join(names(root)) or 'none'}; "
-                         f"`g5net study list` describes them)")
     try:
-        data = tomllib.loads(file.read_text())
+        data = tomllib.loads(bounded_read.read_text(file, MAX_STUDY_BYTES))
+    except OSError as e:
+        raise StudyError(f"{file}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise StudyError(f"{file}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise StudyError(f"{file}: not valid TOML: {e}") from e
+    except RecursionError:
+        raise StudyError(f"{file}: not valid TOML: nested too deeply") from None
     where = str(file)
     figures = []
     for t in _tables(data, "figure", where, {"name": _TEXT, "title": _TEXT, "paper_ref": _TEXT, "x": _TEXT,

@@ -17,6 +17,8 @@ matplotlib.use("Agg")  # before pyplot: reports are written on machines without 
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
+from ..errors import StudyError  # noqa: E402
+from ..machine.data_paths import child  # noqa: E402
 from ..report.runs import Run, fmt_value, selected  # noqa: E402
 from .builtin import Figure, metric  # noqa: E402
 from .paper import PaperPoint  # noqa: E402
@@ -55,6 +57,8 @@ def _normalised(series: Series) -> Series:
 
 def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Path) -> Path | None:
     """The figure as `out/<name>.png`; None when neither g5net nor the paper has a point."""
+    # The name is the study's data: it makes a path only where it is a plain file name.
+    path = child(out, fig.name, f"figure {fig.name!r}", StudyError, ".png")
     mine, paper = ours(fig, runs), theirs(fig, points)
     if not mine and not paper:
         return None
@@ -91,7 +95,6 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
     ax.legend(fontsize=8)
     f.tight_layout()
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig.name}.png"
     f.savefig(path, dpi=130)
     plt.close(f)
     return path
