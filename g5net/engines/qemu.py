@@ -21,7 +21,8 @@ from pathlib import Path
 
 from ..errors import EngineError
 from ..guest import job
-from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
+from ..guest import kernel_cmdline
+from ..guest.protocol import BEGIN, BOOTED, END
 from ..machine.local_ports import free_ports, listening_ports
 from ..machine.parent_death import die_with_parent
 from ..runs.rundir import RunDir
@@ -97,6 +98,8 @@ def check_spec(spec: Spec) -> None:
     if len(spec.hosts) > MAX_HOSTS:
         raise EngineError(f"hosts: the qemu engine runs at most {MAX_HOSTS} guests "
                           f"(spec has {len(spec.hosts)})")
+    kernel_cmdline.check(spec, "qemu", lambda h: _KERNEL_ARGS, kernel_cmdline.LINUX_MAX_CHARS,
+                         "Linux's command-line buffer")
     first = spec.hosts[0]
     for other in spec.hosts[1:]:
         if other.nic.count != first.nic.count:
@@ -129,7 +132,7 @@ class QemuEngine(Engine):
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot", "-nodefaults",
-               "-kernel", str(kern.bzimage), "-append", kernel_cmdline(host, self.name, _KERNEL_ARGS),
+               "-kernel", str(kern.bzimage), "-append", kernel_cmdline.build(host, self.name, _KERNEL_ARGS),
                "-drive", f"file={image},format=raw,if=ide,index=0,snapshot=on",
                "-drive", f"file={job},format=raw,if=ide,index=1"]
         # Devices take PCI slots in command-line order and the guest names

@@ -36,7 +36,7 @@ from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
 from ..base import Artifacts, Engine, EngineInfo, Outcome, Progress
-from . import dist, gem5_args
+from . import cmdline, dist, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
 from .config_files import (
@@ -85,6 +85,7 @@ def check_spec(spec: Spec) -> None:
         if h.memory_mb > MAX_MEMORY_MB:
             raise Gem5Error(f"hosts.{h.name}.memory_mb: {h.memory_mb} exceeds the {MAX_MEMORY_MB} "
                             f"MiB that gem5's X86Board maps below its I/O hole")
+    cmdline.check_cmdlines(spec)
 
 
 def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs: str) -> Checkpoint:
