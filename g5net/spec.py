@@ -117,8 +117,16 @@ PC_SAMPLE_MIN_WINDOWS = 4
 MAX_MSG_BYTES = 2**30
 # A spec, sweep table included, is a page or two of TOML.
 MAX_SPEC_BYTES = 4 * 2**20
+# Every flow of every workload listens on a TCP or UDP port of its own, from
+# the first of these on (g5net/guest/job.py), and the last port is 65535.
+FLOW_PORTS = (5001, 65535)
 # A week: no simulated run a study asks for takes longer.
 MAX_TIMEOUT_S = 7 * 24 * 3600
+# gem5 counts time in ticks of 1 ps (its default rate, 1e12 per second) in an
+# unsigned 64-bit integer, 2**64 ps or some 213 days. A week of simulated time
+# (6e17 ticks) is the most a spec asks for, which leaves room for any boot.
+GEM5_TICK_US = 1e-6
+MAX_SIMULATED_US = MAX_TIMEOUT_S * 1e6
 
 
 def _meta(*, choices=None, lo=None, hi=None, doc=""):
@@ -712,6 +720,8 @@ def _check_combinations(spec: Spec) -> None:
     _check_topology(spec)
     _check_processes(spec)
     _check_pc_sampling(spec.experiment)
+    _check_gem5_times(spec)
+    _check_flow_ports(spec)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -791,6 +801,42 @@ def _check_pc_sampling(e: Experiment) -> None:
         raise SpecError(f"experiment.pc_sample_us: {e.pc_sample_us:g} us leaves no room between "
                         f"samples, each of which traces {PC_SAMPLE_WINDOW_US:g} us; use at least "
                         f"{shortest:g}")
+
+
+def _gem5_times_us(spec: Spec) -> list[tuple[str, float]]:
+    """(key, microseconds) of every time gem5 is given, in the spec's order."""
+    e = spec.experiment
+    times = [("experiment.sync_quantum_us", e.sync_quantum_us), ("experiment.pc_sample_us", e.pc_sample_us),
+             ("link.delay_us", spec.link.delay_us), ("link.switch_delay_us", spec.link.switch_delay_us)]
+    for h in spec.hosts:
+        times += [(f"hosts.{h.name}.link.delay_us", h.link.get("delay_us", 0.0)),
+                  (f"hosts.{h.name}.nic.pcie_latency_ns", h.nic.pcie_latency_ns / 1000)]
+    if e.processes == "per-host":
+        # 0 stands for the shortest hop's delay, which may be half of link.delay_us.
+        times.append(("experiment.sync_quantum_us (the shortest hop's delay)", spec.sync_quantum_us))
+    return times
+
+
+def _check_flow_ports(spec: Spec) -> None:
+    flows = sum(len(spec.flows(w)) for w in spec.workloads)
+    if FLOW_PORTS[0] + flows - 1 > FLOW_PORTS[1]:
+        raise SpecError(f"workloads: {flows} flows (clients x NICs x instances x directions, over "
+                        f"every workload) need a port each from {FLOW_PORTS[0]}, past the last, "
+                        f"{FLOW_PORTS[1]}; at most {FLOW_PORTS[1] - FLOW_PORTS[0] + 1} flows")
+
+
+def _check_gem5_times(spec: Spec) -> None:
+    """Times that validate but that gem5 cannot represent: under one tick gem5
+    rounds to 0 (a quantum of 0 never advances), and a period past its 64-bit
+    tick counter wraps once added to the time the boot took."""
+    for key, us in _gem5_times_us(spec):
+        if 0 < us < GEM5_TICK_US:
+            raise SpecError(f"{key}: {us * 1e6:g} ps is under one of gem5's ticks (1 ps), which "
+                            f"gem5 would round to 0; use 0 or at least {GEM5_TICK_US:g} us")
+        if us > MAX_SIMULATED_US:
+            raise SpecError(f"{key}: {us:g} us is more simulated time than a run may ask of gem5 "
+                            f"(at most {MAX_SIMULATED_US:g} us, a week, so that its 64-bit tick "
+                            f"counter holds it after any boot)")
 
 
 def _check_processes(spec: Spec) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..spec import Flow, Host, Spec, Workload
+from ..spec import FLOW_PORTS, Flow, Host, Spec, Workload
 from .protocol import BEGIN, END
 
 # $G5_OUT in the guest (workloads/README.md): every file there is a result item.
 GUEST_OUT = "/tmp/g5out"
-BASE_PORT = 5001
+BASE_PORT = FLOW_PORTS[0]
 # Simulated seconds a server waits for its client beyond the workload itself;
 # covers the other guest booting later than this one.
 SERVER_GRACE_S = 120
