@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import G5netError, RunnerError
 from ..machine.stop_signals import unwind_on_stop
+from ..model.numerals import ascii_int
 from ..runs import execute as run
 from ..runs import store
 from ..runs.sweepdir import SweepDir, read
@@ -38,7 +39,7 @@ def run_point(sd: SweepDir, index: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[1].isdigit():
+    if len(argv) != 2 or ascii_int(argv[1]) is None:
         print("usage: python -m g5net.runners.point SWEEPDIR INDEX", file=sys.stderr)
         return 2
     # The runner stopping, SLURM's cancel or pre-emption: the point stops cleanly.

@@ -18,7 +18,8 @@ import time
 from collections import Counter
 from typing import Any, Mapping
 
-from ..errors import RunnerError
+from ..errors import RunnerError, key_text, quoted
+from ..model.numerals import ascii_int
 from ..machine import atomic
 from ..runs import store
 from ..runs.sweepdir import Plan, PlannedPoint, SweepDir
@@ -73,6 +74,31 @@ def array_spec(indices: list[int]) -> str:
     return ",".join(parts)
 
 
+# What g5net's own lines say: which points the array runs and where their
+# output goes (which `g5net status` reads). sbatch takes an unambiguous prefix
+# of a long option for the option, so --arr= would be --array= too.
+OWNED_FLAGS = ("array", "output", "error", "job-name", "wrap")
+# Flags whose value is a count of tasks.
+_COUNTS = ("ntasks", "nodes", "cpus-per-task")
+
+
+def check_site_flags(site_flags: Mapping[str, str], tasks: int) -> None:
+    """RunnerError naming the --slurm-flag that would replace one of g5net's
+    own lines, or a count that is not one."""
+    for key, value in site_flags.items():
+        name = key.replace("_", "-")
+        owned = [o for o in OWNED_FLAGS if name and o.startswith(name)]
+        if owned:
+            raise RunnerError(f"--slurm-flag {key_text(key)}={quoted(value)}: sbatch reads it as "
+                              f"--{owned[0]}, which g5net sets itself")
+        if name in _COUNTS and (ascii_int(value) is None or ascii_int(value) == 0):
+            raise RunnerError(f"--slurm-flag {name}={quoted(value)}: expected a positive whole number")
+    given = ascii_int(site_flags.get("ntasks", str(tasks))) or tasks
+    if tasks > 1 and given < tasks:
+        raise RunnerError(f"--slurm-flag ntasks={given}: these points run per-host "
+                          f"processes and need {tasks} tasks each (one per host)")
+
+
 def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
            site_flags: Mapping[str, str], python: str = sys.executable) -> str:
     """The sbatch script for `points`; one array shares one request, the largest point's."""
@@ -96,9 +122,7 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
         # A pre-empted task goes back to the queue instead of being lost.
         "requeue": True,
     })
-    if tasks > 1 and int(site_flags.get("ntasks", tasks)) < tasks:
-        raise RunnerError(f"--slurm-flag ntasks={site_flags['ntasks']}: these points run per-host "
-                          f"processes and need {tasks} tasks each (one per host)")
+    check_site_flags(site_flags, tasks)
     flags.update(site_flags)
     command = shlex.join([python, "-m", "g5net.runners.point", str(sd.path)])
     return SCRIPT.substitute(name=_one_line("experiment.name", name), command=command,
