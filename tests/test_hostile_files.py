@@ -348,3 +348,29 @@ def test_study_report_never_writes_outside_out(tmp_path):
     with pytest.raises(G5netError):
         figures.draw(fig, [], (), tmp_path / "out")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIAL))
+def test_a_console_that_is_no_regular_file_is_one_line(tmp_path, capsys, kind):
+    rd = _store(tmp_path, 1)[0]
+    rd.spec_json.write_text(spec.load(EXAMPLES / "quickstart.toml").to_json())
+    SPECIAL[kind](rd.console("client"))
+    _one_line_exit_2(["console", str(rd.path), "--host", "client"], capsys, str(rd.console("client")))
+
+
+@pytest.mark.parametrize("kind", sorted(set(SPECIAL) - {"larger than a record"}))  # a long run's may be
+def test_pc_samples_that_are_no_regular_file_are_refused(tmp_path, kind):
+    from g5net.stats import pc_samples
+    path = SPECIAL[kind](tmp_path / "pc-samples.tsv")
+    with pytest.raises(OSError):
+        pc_samples.read(path)
+
+
+@pytest.mark.parametrize("text", ["[1]", '[{"job_id": 3}]', "{", "[" * 100_000, '{"job_id": "1"}'])
+def test_a_damaged_slurm_job_list_is_one_line(tmp_path, text):
+    from g5net.runners import slurm
+    sd = SweepDir(tmp_path / "sweep")
+    sd.slurm_jobs.parent.mkdir(parents=True)
+    sd.slurm_jobs.write_text(text)
+    with pytest.raises(RunnerError, match=f"^{sd.slurm_jobs}: damaged: "):
+        slurm.live(sd)

@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 from ..errors import RunnerError, key_text, quoted
+from ..machine import bounded_read
 from ..model.numerals import ascii_int
 from ..machine import atomic
 from ..runs import store
@@ -131,9 +132,15 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
 
 def _jobs(sd: SweepDir) -> list[dict[str, Any]]:
     try:
-        return json.loads(sd.slurm_jobs.read_text())
+        jobs = json.loads(bounded_read.read_bytes(sd.slurm_jobs))
     except FileNotFoundError:
         return []
+    except (ValueError, RecursionError) as e:
+        raise RunnerError(f"{sd.slurm_jobs}: damaged: {e}") from None
+    if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get("job_id"), str)
+                                             for j in jobs):
+        raise RunnerError(f"{sd.slurm_jobs}: damaged: not a list of jobs, each with a job_id")
+    return jobs
 
 
 def _slurm(cmd: list[str]) -> subprocess.CompletedProcess:
