@@ -116,9 +116,9 @@ def test_a_stopped_qemu_sweep_leaves_nothing_and_resumes(tmp_path: Path):
 
 @pytest.mark.gem5
 def test_a_stopped_gem5_run_leaves_nothing_and_runs_again(gem5_engine, tmp_path: Path):
-    """The same on gem5, ten seconds into a gem5 process's life (the boot
-    phase, or the measured phase where the boot checkpoint exists)."""
-    spec, out = _quickstart(tmp_path, "gem5"), tmp_path / "runs"
+    """The same on gem5's quickstart, ten seconds into a gem5 process's life
+    (the measured phase where its boot checkpoint exists, else the boot)."""
+    spec, out = EXAMPLES / "quickstart-gem5.toml", tmp_path / "runs"
     cmd = G5NET + ["run", str(spec), "--out", str(out)]
     first_seen: list[float] = []
 

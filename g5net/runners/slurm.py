@@ -46,7 +46,7 @@ def sbatch_flag(key: str, value: Any) -> str:
     True a bare flag, anything else a shell-quoted value."""
     key = key.replace("_", "-")
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", key):
-        raise RunnerError(f"sbatch flag {key!r}: a flag name is letters, digits and '-'")
+        raise RunnerError(f"sbatch flag {quoted(key)}: a flag name is letters, digits and '-'")
     if value is True:
         return f"#SBATCH --{key}"
     return f"#SBATCH --{key}={shlex.quote(_one_line(f'sbatch flag {key}', str(value)))}"
@@ -56,7 +56,7 @@ def _one_line(what: str, text: str) -> str:
     """`text` unchanged if it stays on its line: sbatch reads #SBATCH lines only
     up to the first line that is not one, and quoting does not join lines."""
     if not text.isprintable():
-        raise RunnerError(f"{what}: {text!r} holds a line break or control character")
+        raise RunnerError(f"{what}: {quoted(text)} holds a line break or control character")
     return text
 
 

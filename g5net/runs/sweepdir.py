@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import spec as specmod
-from ..errors import RunnerError
+from ..errors import RunnerError, quoted
 from ..machine import atomic, bounded_read
 from ..machine.data_paths import checked_name
 from ..model.sweep import Point
@@ -129,7 +129,7 @@ def read(sd: SweepDir) -> Plan:
         raise RunnerError(f"{sd.plan_json}: unreadable: {e}") from e
     if not isinstance(data, dict) or data.get("version") != PLAN_VERSION:
         version = data.get("version") if isinstance(data, dict) else None
-        raise RunnerError(f"{sd.plan_json}: plan version {version!r} is not "
+        raise RunnerError(f"{sd.plan_json}: plan version {quoted(version)} is not "
                           f"{PLAN_VERSION}; start the sweep again to rewrite it")
     try:
         points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],

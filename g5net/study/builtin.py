@@ -142,7 +142,7 @@ class Study:
     def spec(self, scale: str) -> Path:
         """The sweep spec of `scale`; StudyError naming the scales it has."""
         if scale not in self.scales:
-            raise StudyError(f"study {self.name} has no scale {scale!r} (it has: {', '.join(self.scales)})")
+            raise StudyError(f"study {self.name} has no scale {quoted(scale)} (it has: {', '.join(self.scales)})")
         return self.path / f"{scale}.toml"
 
     @property
@@ -224,7 +224,7 @@ _TEXT, _OPTIONAL, _FLAG, _WHERE = ("text", True), ("text", False), ("flag", Fals
 def _where(t: dict[str, Any], at: str) -> tuple[tuple[str, Any], ...]:
     for k, v in t["where"].items():
         if not isinstance(v, (str, int, float, bool)):
-            raise StudyError(f"{at}: where: {k} = {v!r}: expected a number, string or true/false")
+            raise StudyError(f"{at}: where: {key_text(k)} = {quoted(v)}: expected a number, string or true/false")
     return tuple(sorted(t["where"].items()))
 
 
@@ -232,7 +232,7 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
     """A [[finding]]: a direction (`relation`) or a magnitude (`measure`, `range`)."""
     at = f"{where}: finding {t['name']}"
     if t["measure"] and len(t["measure"].split(".")) != 3:
-        raise StudyError(f"{at}: measure = {t['measure']!r} is not HOST.WORKLOAD.METRIC")
+        raise StudyError(f"{at}: measure = {quoted(t['measure'])} is not HOST.WORKLOAD.METRIC")
     if t["measure"] and t["relation"]:
         raise StudyError(f"{at}: a finding has a relation or a measure, not both")
     if t["range"] and not t["measure"]:
@@ -262,7 +262,7 @@ def load(name: str, root: Path = STUDIES) -> Study:
                                              "y": _TEXT, "hue": ("keys", False), "normalise": _FLAG,
                                              "where": _WHERE}):
         if len(t["y"].split(".")) != 3:
-            raise StudyError(f"{where}: figure {t['name']}: y = {t['y']!r} is not HOST.WORKLOAD.METRIC")
+            raise StudyError(f"{where}: figure {t['name']}: y = {quoted(t['y'])} is not HOST.WORKLOAD.METRIC")
         hue = tuple([t["hue"]] if isinstance(t["hue"], str) else t["hue"])
         figures.append(Figure(**(t | {"where": _where(t, f"{where}: figure {t['name']}"),
                                       "hue": tuple(h for h in hue if h)})))
