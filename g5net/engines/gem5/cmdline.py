@@ -31,8 +31,9 @@ E1000_TIMERS = (("RxIntDelay", "rx_int_delay", 0), ("RxAbsIntDelay", "rx_abs_int
                 ("TxIntDelay", "tx_int_delay", 8), ("TxAbsIntDelay", "tx_abs_int_delay", 32))
 # gem5's local APIC timer counts the CPU clock divided by this (X86LocalApic).
 APIC_TIMER_DIVISOR = 16
-# gem5's x86 loader copies the command line into a buffer of 512 bytes with
-# its NUL, and panics on a longer line (gem5 v24, X86 FsWorkload).
+# gem5's x86 Linux loader writes the command line, with its NUL, between
+# 0x90000 and the real-mode data at 0x90200, and panics on a longer line
+# (src/arch/x86/linux/fs_workload.cc).
 MAX_CMDLINE_CHARS = 511
 # Linux's smallest CONFIG_HZ: its calibrations' values (per jiffy) are then
 # the longest, and so is the command line that carries them.
