@@ -307,7 +307,10 @@ class Host:
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
     kernel_args: list = _f([], doc="extra kernel command-line arguments, each one word "
                                    "(e.g. [\"idle=poll\", \"mitigations=off\"]), after the "
-                                   "engine's own; they change the boot checkpoint")
+                                   "engine's own, none of the guest protocol's (g5net.*, init, "
+                                   "root, console, ro, rw, panic, quiet); the whole line must fit "
+                                   "the engine's (gem5 511 characters, Linux 2047); they change "
+                                   "the boot checkpoint")
 
     def nic_ip(self, nic: int) -> str:
         """NIC `nic`'s address: A.B.C.D becomes A.B.(C+nic).D, so that NIC i of
