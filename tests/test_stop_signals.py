@@ -1,4 +1,4 @@
-"""Stop signals on real runs (issue 28): SIGTERM (SLURM's `scancel` and time
+"""Stop signals (issue 28): the handler, and on real runs: SIGTERM (SLURM's `scancel` and time
 limit) and SIGHUP (a closed terminal) to `g5net run` and `g5net sweep` after
 the guests booted end g5net within seconds, with one line naming the signal
 and its shell status, no engine process left and no half-made run; running
@@ -7,6 +7,7 @@ again completes. The gem5 variant needs a gem5 build and the lead runs it."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -17,12 +18,41 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
+from g5net.machine.stop_signals import Stopped, unwind_on_stop
 from g5net.runs.rundir import TMP_PREFIX
-
-pytestmark = pytest.mark.slow
 
 G5NET = [sys.executable, "-m", "g5net.cli"]
 BOOTED = "G5NET-BOOTED"
+
+
+@pytest.fixture
+def handlers():
+    """The stop signals' handlers as they were, restored after the test."""
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_unwinds_once_and_names_itself(handlers, sig):
+    signal.signal(sig, signal.SIG_DFL)
+    unwind_on_stop()
+    with pytest.raises(Stopped) as e:
+        os.kill(os.getpid(), sig)
+        time.sleep(5)  # the handler runs before this returns
+    assert (str(e.value), e.value.exit_status) == (signal.Signals(sig).name, 128 + sig)
+    # The cleanup it started is not cut short by another.
+    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGHUP)
+
+
+def test_a_stop_signal_ignored_from_the_start_stays_ignored(handlers):
+    """`nohup g5net sweep ...` keeps running when the terminal closes."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    unwind_on_stop()
+    assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    os.kill(os.getpid(), signal.SIGHUP)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -88,6 +118,7 @@ def _check_stopped(done: subprocess.CompletedProcess, started: list[int], out: P
     assert list(out.rglob(f"{TMP_PREFIX}*")) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_stopped_qemu_run_leaves_nothing_and_runs_again(tmp_path: Path, sig: int):
     spec, out = _quickstart(tmp_path, "qemu"), tmp_path / "runs"
@@ -99,6 +130,7 @@ def test_a_stopped_qemu_run_leaves_nothing_and_runs_again(tmp_path: Path, sig: i
     assert json.loads(again.stdout)["status"] == "done"
 
 
+@pytest.mark.slow
 def test_a_stopped_qemu_sweep_leaves_nothing_and_resumes(tmp_path: Path):
     """SIGTERM to the sweep runner: its worker stops its point; the next
     sweep runs that point, and only it, to done."""
@@ -114,6 +146,7 @@ def test_a_stopped_qemu_sweep_leaves_nothing_and_resumes(tmp_path: Path):
     assert "0 already have a run, 1 to run" in again.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.gem5
 def test_a_stopped_gem5_run_leaves_nothing_and_runs_again(gem5_engine, tmp_path: Path):
     """The same on gem5's quickstart, ten seconds into a gem5 process's life
