@@ -15,6 +15,7 @@ import traceback
 
 from . import __version__, home
 from .errors import G5netError, os_error_text
+from .machine.stop_signals import Stopped, unwind_on_stop
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     # A shell starts background jobs with SIGINT ignored, and Python then keeps
     # it ignored: `kill -INT` must still stop a backgrounded run or sweep cleanly.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    unwind_on_stop()
     try:
         home.check()
         return args.func(args) or 0
@@ -89,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         # bad environment, not a failed experiment, and one line says which path.
         print(f"g5net {args.command}: error: {os_error_text(e)}", file=sys.stderr)
         return 2
+    except Stopped as e:
+        print(f"g5net {args.command}: stopped by {e}", file=sys.stderr)
+        return e.exit_status
     except KeyboardInterrupt:
         print(f"g5net {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -67,6 +67,29 @@ class StudyError(G5netError):
     """A built-in study, its files or its committed results are missing or wrong."""
 
 
+# The most of one value an error quotes: a line stays a line, however large
+# the value a file held.
+QUOTE_CHARS = 80
+
+
+def quoted(value: object) -> str:
+    """`value` as an error line quotes it: its repr (which escapes newlines),
+    cut to QUOTE_CHARS with how long it was."""
+    text = repr(value)
+    if len(text) <= QUOTE_CHARS:
+        return text
+    return f"{text[:QUOTE_CHARS]}... ({len(text)} characters)"
+
+
+def key_text(key: object) -> str:
+    """A key a file named, as an error line names it: as it is where it is a
+    plain word, else quoted (a newline or a megabyte of key stays one short line)."""
+    if isinstance(key, str) and 0 < len(key) <= QUOTE_CHARS and key.isascii() and key.isprintable() \
+            and " " not in key:
+        return key
+    return quoted(key)
+
+
 def os_error_text(e: OSError) -> str:
     """`path: reason` for an OSError, the way every one-line error names a path."""
     where = f"{e.filename}: " if e.filename is not None else ""

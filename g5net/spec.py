@@ -31,13 +31,15 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeGuard
 
 try:  # gem5's Python imports this file standalone, without the package
-    from .errors import SpecError
+    from .errors import SpecError, key_text, quoted
 except ImportError:  # pragma: no cover - exercised only inside gem5
     class SpecError(Exception):  # type: ignore[no-redef]
         pass
+    # Inside gem5 the spec was validated already: an error there quotes in full.
+    quoted = key_text = repr  # type: ignore[assignment]
 
 
 SCHEMA_VERSION = 1
@@ -111,8 +113,18 @@ PC_SAMPLE_WINDOW_US = 2.0
 # The shortest period, in windows: a quarter of the instructions traced.
 PC_SAMPLE_MIN_WINDOWS = 4
 MAX_MSG_BYTES = 2**30
+# A spec, sweep table included, is a page or two of TOML.
+MAX_SPEC_BYTES = 4 * 2**20
+# Every flow of every workload listens on a TCP or UDP port of its own, from
+# the first of these on (g5net/workloads/flows.py), and the last port is 65535.
+FLOW_PORTS = (5001, 65535)
 # A week: no simulated run a study asks for takes longer.
 MAX_TIMEOUT_S = 7 * 24 * 3600
+# gem5 counts time in ticks of 1 ps (its default rate, 1e12 per second) in an
+# unsigned 64-bit integer, 2**64 ps or some 213 days. A week of simulated time
+# (6e17 ticks) is the most a spec asks for, which leaves room for any boot.
+GEM5_TICK_US = 1e-6
+MAX_SIMULATED_US = MAX_TIMEOUT_S * 1e6
 
 
 def _meta(*, choices=None, lo=None, hi=None, doc=""):
@@ -293,7 +305,10 @@ class Host:
     sysctl: dict = _f({}, doc="sysctl name -> value, applied before the workloads")
     kernel_args: list = _f([], doc="extra kernel command-line arguments, each one word "
                                    "(e.g. [\"idle=poll\", \"mitigations=off\"]), after the "
-                                   "engine's own; they change the boot checkpoint")
+                                   "engine's own, none of the guest protocol's (g5net.*, init, "
+                                   "root, console, ro, rw, panic, quiet); the whole line must fit "
+                                   "the engine's (gem5 511 characters, Linux 2047); they change "
+                                   "the boot checkpoint")
 
     def nic_ip(self, nic: int) -> str:
         """NIC `nic`'s address: A.B.C.D becomes A.B.(C+nic).D, so that NIC i of
@@ -429,19 +444,19 @@ def _check_value(key: str, value: Any, ftype: Any, meta: Mapping) -> Any:
     if ftype is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if ftype in (int, float) and isinstance(value, bool) or not isinstance(value, ftype):
-        raise SpecError(f"{key}: expected {_type_name(ftype)}, got {value!r}")
+        raise SpecError(f"{key}: expected {_type_name(ftype)}, got {quoted(value)}")
     choices = meta.get("choices")
     if choices and value not in choices:
-        raise SpecError(f"{key}: {value!r} is not one of {', '.join(map(repr, choices))}")
+        raise SpecError(f"{key}: {quoted(value)} is not one of {', '.join(map(repr, choices))}")
     if ftype is float and not math.isfinite(value):
         # NaN passes every comparison below, and infinity has no meaning here.
-        raise SpecError(f"{key}: {value!r} is not a finite number")
+        raise SpecError(f"{key}: {quoted(value)} is not a finite number")
     lo, hi = meta.get("lo"), meta.get("hi")
     if ftype is int and hi is None:
         hi = MAX_INT
     if lo is not None and value < lo or hi is not None and value > hi:
         rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise SpecError(f"{key}: {value!r} is out of range ({rng})")
+        raise SpecError(f"{key}: {quoted(value)} is out of range ({rng})")
     return value
 
 
@@ -450,11 +465,11 @@ _TYPES = {"str": str, "int": int, "float": float, "bool": bool, "dict": dict, "l
 
 def _build(cls: type, data: Mapping, prefix: str, **fixed: Any):
     if not isinstance(data, Mapping):
-        raise SpecError(f"{prefix}: expected a table, got {data!r}")
+        raise SpecError(f"{prefix}: expected a table, got {quoted(data)}")
     fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in fixed}
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise SpecError(f"{prefix}.{unknown[0]}: unknown key (allowed: {', '.join(sorted(fields))})")
+        raise SpecError(f"{prefix}.{key_text(unknown[0])}: unknown key (allowed: {', '.join(sorted(fields))})")
     kwargs = dict(fixed)
     for name, f in fields.items():
         if name not in data:
@@ -513,18 +528,18 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:
-        raise SpecError(f"{source}: {unknown[0]}: unknown top-level key "
+        raise SpecError(f"{source}: {key_text(unknown[0])}: unknown top-level key "
                         f"(allowed: {', '.join(k for k in _TOP if k != 'schema')})")
     schema = data.get("schema", SCHEMA_VERSION)
     if schema != SCHEMA_VERSION:
-        raise SpecError(f"schema: version {schema!r} is not supported (this g5net reads {SCHEMA_VERSION})")
+        raise SpecError(f"schema: version {quoted(schema)} is not supported (this g5net reads {SCHEMA_VERSION})")
     experiment = _build(Experiment, data.get("experiment", {}), "experiment")
     _check_name("experiment.name", experiment.name)
     link = _build(Link, data.get("link", {}), "link")
 
     defaults = data.get("host", {})
     if not isinstance(defaults, Mapping):
-        raise SpecError(f"host: expected a table, got {defaults!r}")
+        raise SpecError(f"host: expected a table, got {quoted(defaults)}")
     one_host = [k for k in NOT_DEFAULTS if k in defaults]
     if one_host:
         raise SpecError(f"host.{one_host[0]}: names one host, so it is no default for every host; "
@@ -537,7 +552,7 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     for name, table in host_tables.items():
         _check_name("hosts", name)
         if not isinstance(table, Mapping):
-            raise SpecError(f"hosts.{name}: expected a table, got {table!r}")
+            raise SpecError(f"hosts.{name}: expected a table, got {quoted(table)}")
         merged = _with_preset(_merge(defaults, table))
         hosts += _replicate(_build(Host, merged, f"hosts.{name}", name=name))
 
@@ -564,7 +579,7 @@ def _own_link(h: Host) -> dict:
     out = {}
     for k, v in h.link.items():
         if k not in _OWN_LINK_KEYS:
-            raise SpecError(f"hosts.{h.name}.link.{k}: unknown key (allowed: {', '.join(_OWN_LINK_KEYS)})")
+            raise SpecError(f"hosts.{h.name}.link.{key_text(k)}: unknown key (allowed: {', '.join(_OWN_LINK_KEYS)})")
         out[k] = _check_value(f"hosts.{h.name}.link.{k}", v, float, fields[k].metadata)
     return out
 
@@ -629,7 +644,7 @@ def _check_combinations(spec: Spec) -> None:
                 raise SpecError(f"{key}.peer: required when there is more than one server "
                                 f"(one of {', '.join(s.name for s in spec.servers)})")
             if h.peer not in names or spec.host(h.peer).role != "server":
-                raise SpecError(f"{key}.peer: {h.peer!r} is not a server "
+                raise SpecError(f"{key}.peer: {quoted(h.peer)} is not a server "
                                 f"(servers: {', '.join(s.name for s in spec.servers)})")
         if h.cpu.count > MAX_CPUS:
             raise SpecError(f"{key}.cpu: cores x threads_per_core = {h.cpu.count} exceeds {MAX_CPUS}")
@@ -644,7 +659,7 @@ def _check_combinations(spec: Spec) -> None:
             raise SpecError(f"{key}.kernel: \"up\" boots one CPU but cpu has {h.cpu.count}; "
                             f"set cpu.cores = 1 and cpu.threads_per_core = 1")
         if h.nic.dca and h.nic.attach != "integrated":
-            raise SpecError(f"{key}.nic.dca: needs nic.attach = \"integrated\" (got {h.nic.attach!r})")
+            raise SpecError(f"{key}.nic.dca: needs nic.attach = \"integrated\" (got {quoted(h.nic.attach)})")
         if h.nic.dca and not h.caches.shared_last_level:
             raise SpecError(f"{key}.nic.dca: direct cache access needs a shared last-level cache "
                             f"(caches.l2_shared = true with l2_kib > 0, or caches.l3_kib > 0)")
@@ -652,19 +667,20 @@ def _check_combinations(spec: Spec) -> None:
             check_cpu_list(f"{key}.{cpu_key}", cpus, h.cpu.count)
         for feat, on in h.nic.offloads.items():
             if not re.fullmatch(OFFLOAD_PATTERN, feat):
-                raise SpecError(f"{key}.nic.offloads: {feat!r} is not an ethtool feature name "
+                raise SpecError(f"{key}.nic.offloads: {quoted(feat)} is not an ethtool feature name "
                                 f"(letters, digits, '_' and '-', as in tso or tx-checksumming)")
             if not isinstance(on, bool):
-                raise SpecError(f"{key}.nic.offloads.{feat}: expected true or false, got {on!r}")
+                raise SpecError(f"{key}.nic.offloads.{feat}: expected true or false, got {quoted(on)}")
         for name, value in h.sysctl.items():
             _check_sysctl(f"{key}.sysctl", name, value)
         for arg in h.kernel_args:
             if not isinstance(arg, str) or not _KERNEL_ARG.fullmatch(arg):
-                raise SpecError(f"{key}.kernel_args: {arg!r} is not one kernel argument (letters, "
+                raise SpecError(f"{key}.kernel_args: {quoted(arg)} is not one kernel argument (letters, "
                                 f"digits and {_KERNEL_ARG_PUNCTUATION} only, no spaces)")
     _check_topology(spec)
     _check_processes(spec)
     _check_pc_sampling(spec.experiment)
+    _check_gem5_times(spec)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -706,6 +722,36 @@ def _check_pc_sampling(e: Experiment) -> None:
                         f"{shortest:g}")
 
 
+def _gem5_times_us(spec: Spec) -> list[tuple[str, float]]:
+    """(key, microseconds) of every time gem5 is given, in the spec's order."""
+    e = spec.experiment
+    times = [("experiment.sync_quantum_us", e.sync_quantum_us), ("experiment.pc_sample_us", e.pc_sample_us),
+             ("link.delay_us", spec.link.delay_us), ("link.switch_delay_us", spec.link.switch_delay_us)]
+    for h in spec.hosts:
+        times += [(f"hosts.{h.name}.link.delay_us", h.link.get("delay_us", 0.0)),
+                  (f"hosts.{h.name}.nic.pcie_latency_ns", h.nic.pcie_latency_ns / 1000)]
+    if e.processes == "per-host":
+        # 0 stands for the shortest hop's delay, which may be half of link.delay_us.
+        times.append(("experiment.sync_quantum_us (the shortest hop's delay)", spec.sync_quantum_us))
+    return times
+
+
+
+
+def _check_gem5_times(spec: Spec) -> None:
+    """Times that validate but that gem5 cannot represent: under one tick gem5
+    rounds to 0 (a quantum of 0 never advances), and a period past its 64-bit
+    tick counter wraps once added to the time the boot took."""
+    for key, us in _gem5_times_us(spec):
+        if 0 < us < GEM5_TICK_US:
+            raise SpecError(f"{key}: {us * 1e6:g} ps is under one of gem5's ticks (1 ps), which "
+                            f"gem5 would round to 0; use 0 or at least {GEM5_TICK_US:g} us")
+        if us > MAX_SIMULATED_US:
+            raise SpecError(f"{key}: {us:g} us is more simulated time than a run may ask of gem5 "
+                            f"(at most {MAX_SIMULATED_US:g} us, a week, so that its 64-bit tick "
+                            f"counter holds it after any boot)")
+
+
 def _check_processes(spec: Spec) -> None:
     e = spec.experiment
     if e.processes == "one":
@@ -740,28 +786,36 @@ def _check_nic_ips(h: Host) -> None:
     try:
         third = ipaddress.IPv4Address(h.ip).packed[2]
     except ValueError:
-        raise SpecError(f"{key}.ip: {h.ip!r} is not an IPv4 address") from None
+        raise SpecError(f"{key}.ip: {quoted(h.ip)} is not an IPv4 address") from None
     if third + h.nic.count - 1 > 255:
         raise SpecError(f"{key}.nic.count: {h.nic.count} NICs do not fit ip {h.ip}: NIC i gets "
                         f"A.B.(C+i).D, and C + {h.nic.count - 1} exceeds 255 "
                         f"(lower the ip's third number to at most {256 - h.nic.count})")
 
 
+NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit, no '..'"
+
+
+def plain_name(name: Any) -> TypeGuard[str]:
+    """Whether `name` keeps NAME_PATTERN's promise: one plain file name, shell
+    word and option value."""
+    return isinstance(name, str) and re.fullmatch(NAME_PATTERN, name) is not None and ".." not in name
+
+
 def _check_name(where: str, name: Any) -> None:
-    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name) or ".." in name:
-        raise SpecError(f"{where}: name {name!r} is not allowed (1 to 64 letters, digits, "
-                        f"'.', '_' or '-', starting with a letter or digit, no '..')")
+    if not plain_name(name):
+        raise SpecError(f"{where}: name {quoted(name)} is not allowed ({NAME_RULE})")
 
 
 def _check_sysctl(where: str, name: str, value: Any) -> None:
     if not re.fullmatch(SYSCTL_KEY_PATTERN, name):
-        raise SpecError(f"{where}: {name!r} is not a sysctl name (dotted words of letters, "
+        raise SpecError(f"{where}: {quoted(name)} is not a sysctl name (dotted words of letters, "
                         f"digits, '_' and '-', as in net.core.rmem_max)")
     if isinstance(value, int) and not isinstance(value, bool):
         return
     if not isinstance(value, str) or not re.fullmatch(SYSCTL_VALUE_PATTERN, value):
         raise SpecError(f"{where}.{name}: expected an integer or one word of letters, digits "
-                        f"and _.:+/- (':' stands for a space), got {value!r}")
+                        f"and _.:+/- (':' stands for a space), got {quoted(value)}")
 
 
 def _nic_label(nic: int) -> str:
@@ -773,7 +827,7 @@ def check_cpu_list(key: str, cpus: list, count: int, host: str = "") -> None:
     for c in cpus:
         if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < count:
             where = f" on hosts.{host}" if host else ""
-            raise SpecError(f"{key}: CPU {c!r} does not exist{where} (0..{count - 1})")
+            raise SpecError(f"{key}: CPU {quoted(c)} does not exist{where} (0..{count - 1})")
 
 
 def parse_toml(text: str, source: str = "spec") -> dict:
@@ -805,8 +859,11 @@ def _reject_dates(data: dict, source: str) -> None:
 
 def read_toml(path: Path) -> dict:
     """The TOML file at `path` as nested dicts; SpecError naming the file."""
+    # Here, not at the top: gem5's Python loads this file without the package
+    # (and never reads a spec file).
+    from .machine.bounded_read import read_bytes
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_bytes(path, MAX_SPEC_BYTES).decode("utf-8")
     except OSError as e:
         raise SpecError(f"{path}: cannot read spec: {e.strerror}") from e
     except UnicodeDecodeError as e:

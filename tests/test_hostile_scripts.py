@@ -14,7 +14,7 @@ from g5net.artifacts.kernels import Kernel
 from g5net.engines import qemu
 from g5net.engines.base import Artifacts, EngineInfo
 from g5net.errors import RunnerError
-from g5net.guest.protocol import kernel_cmdline
+from g5net.guest.kernel_cmdline import build as kernel_cmdline
 from g5net.model import sweep
 from g5net.runners import slurm
 from g5net.runs.sweepdir import PlannedPoint, SweepDir

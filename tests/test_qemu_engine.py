@@ -8,7 +8,7 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines import qemu
 from g5net.engines.gem5.cmdline import gem5_cmdline
-from g5net.guest.protocol import kernel_cmdline
+from g5net.guest.kernel_cmdline import build as kernel_cmdline
 from g5net.errors import EngineError
 
 

@@ -48,7 +48,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from ..errors import CheckError
+from ..errors import CheckError, quoted
+from ..machine import bounded_read
 from ..report.runs import Run, fmt_value, independent, selected
 from ..spec import AGGREGATE
 
@@ -149,7 +150,7 @@ def _ref(text: str, where: str, labelled: bool) -> tuple[str, Ref]:
     label = ""
     if labelled:
         if len(segments) < 2:
-            raise CheckError(f"{where}: {text!r} needs a value of the 'by' key first, "
+            raise CheckError(f"{where}: {quoted(text)} needs a value of the 'by' key first, "
                              f"e.g. integrated.{text}")
         label, segments = segments[0], segments[1:]
     if len(segments) == 1:
@@ -157,13 +158,13 @@ def _ref(text: str, where: str, labelled: bool) -> tuple[str, Ref]:
     elif len(segments) == 3:
         host, wl, metric = segments
     else:
-        raise CheckError(f"{where}: {text!r} is not [HOST.WORKLOAD.]METRIC "
+        raise CheckError(f"{where}: {quoted(text)} is not [HOST.WORKLOAD.]METRIC "
                          f"(a reference has 1 or 3 dotted parts; use * for any host or workload)")
     for s in (label, host, wl, metric):
         if s and not _SEGMENT.match(s):
-            raise CheckError(f"{where}: {s!r} in {text!r} is not a name or glob")
+            raise CheckError(f"{where}: {quoted(s)} in {quoted(text)} is not a name or glob")
     if not m and any(c in metric for c in "*?["):
-        raise CheckError(f"{where}: metric {metric!r} is a glob; write sum({body}) to add up what it matches")
+        raise CheckError(f"{where}: metric {quoted(metric)} is a glob; write sum({body}) to add up what it matches")
     return label, Ref(host, wl, metric, summed=bool(m))
 
 
@@ -176,10 +177,10 @@ def _number(text: str) -> float | None:
 
 def _split(expr: Any, where: str) -> tuple[str, str, str]:
     if not isinstance(expr, str):
-        raise CheckError(f"{where}: expected a string like \"METRIC < 5\", got {expr!r}")
+        raise CheckError(f"{where}: expected a string like \"METRIC < 5\", got {quoted(expr)}")
     m = _EXPR.match(expr)
     if not m:
-        raise CheckError(f"{where}: {expr!r} is not 'LEFT OP RIGHT' with OP one of {' '.join(_OPS)}")
+        raise CheckError(f"{where}: {quoted(expr)} is not 'LEFT OP RIGHT' with OP one of {' '.join(_OPS)}")
     return m["lhs"], m["op"], m["rhs"]
 
 
@@ -191,7 +192,7 @@ def _bound(expr: Any, where: str) -> Bound:
     elif lnum is not None and rnum is None:
         ref_text, number = rhs, lnum
     else:
-        raise CheckError(f"{where}: {expr!r}: a bound compares one metric with one number "
+        raise CheckError(f"{where}: {quoted(expr)}: a bound compares one metric with one number "
                          f"(relations between points go under [[relation]])")
     _, ref = _ref(ref_text, where, labelled=False)
     return Bound(where, expr, ref, op, number, ref_left=rnum is not None)
@@ -204,17 +205,17 @@ def _relation(expr: Any, by: str, where: str, name: str, only: tuple[tuple[str, 
     if star and _number(number.strip()) is not None:
         factor, rhs = float(number), rest.strip()
         if not factor > 0:
-            raise CheckError(f"{where}: {expr!r}: the factor must be a positive number")
+            raise CheckError(f"{where}: {quoted(expr)}: the factor must be a positive number")
     llabel, left = _ref(lhs, where, labelled=True)
     rlabel, right = _ref(rhs, where, labelled=True)
     if (left.host, left.workload) != (right.host, right.workload):
-        raise CheckError(f"{where}: {expr!r}: both sides must address the same HOST.WORKLOAD")
+        raise CheckError(f"{where}: {quoted(expr)}: both sides must address the same HOST.WORKLOAD")
     return Relation(where, expr, by, llabel, left, op, rlabel, right, name, factor, only)
 
 
 def _string_list(value: Any, key: str) -> list[str]:
     if not isinstance(value, list):
-        raise CheckError(f"{key}: expected a list of strings, got {value!r}")
+        raise CheckError(f"{key}: expected a list of strings, got {quoted(value)}")
     return value
 
 
@@ -229,7 +230,7 @@ def parse(text: str, source: str = "expectations") -> Expectations:
                          f"(allowed: {', '.join(_KEYS)})")
     require_done = data.get("require_done", True)
     if not isinstance(require_done, bool):
-        raise CheckError(f"{source}: require_done: expected true or false, got {require_done!r}")
+        raise CheckError(f"{source}: require_done: expected true or false, got {quoted(require_done)}")
 
     def located(key: str, expr: Any) -> str:
         line = _line_of(text, expr) if isinstance(expr, str) else ""
@@ -267,9 +268,11 @@ def parse(text: str, source: str = "expectations") -> Expectations:
 
 def load(path: Path) -> Expectations:
     try:
-        text = path.read_text()
+        text = bounded_read.read_text(path)
     except OSError as e:
         raise CheckError(f"{path}: cannot read: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise CheckError(f"{path}: not UTF-8 text (byte {e.start})") from None
     return parse(text, str(path))
 
 
@@ -292,9 +295,9 @@ def _check_bound(b: Bound, runs: Sequence[Run]) -> tuple[int, list[str]]:
         for host, wl, value in b.ref.values(run):
             count += 1
             if not b.holds(value):
-                failures.append(f"{b.where} {b.text!r}: {host}.{wl} is {_fmt(value)} in {run.name}")
+                failures.append(f"{b.where} {quoted(b.text)}: {host}.{wl} is {_fmt(value)} in {run.name}")
     if not count:
-        failures.append(f"{b.where} {b.text!r}: matched no metric in {len(runs)} run(s)")
+        failures.append(f"{b.where} {quoted(b.text)}: matched no metric in {len(runs)} run(s)")
     return count, failures
 
 
@@ -340,12 +343,12 @@ def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
 def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]:
     made = compare(rel, runs)
     count = len(made)
-    failures = [f"{rel.where} {rel.text!r}: {c.host}.{c.workload} is {_fmt(c.left)} in {c.left_run} "
+    failures = [f"{rel.where} {quoted(rel.text)}: {c.host}.{c.workload} is {_fmt(c.left)} in {c.left_run} "
                 f"vs {_fmt(c.right)} in {c.right_run}" for c in made if not c.holds]
     if not count:
         values = sorted({fmt_value(r.param(rel.by)) for r in runs})
         among = "".join(f", {k} = {fmt_value(v)}" for k, v in rel.only)
-        failures.append(f"{rel.where} {rel.text!r}: no two runs{' with' + among[1:] if among else ''} "
+        failures.append(f"{rel.where} {quoted(rel.text)}: no two runs{' with' + among[1:] if among else ''} "
                         f"differ only in {rel.by} with values "
                         f"{rel.left_label} and {rel.right_label} and both have the metric "
                         f"({rel.by} takes {', '.join(values)})")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .. import engines
 from ..errors import CorruptRunError, G5netError
+from ..machine import bounded_read
 from ..machine.staged_dir import TMP_PREFIX
 from ..runs.rundir import RunDir, read_record
 from ..spec import from_dict
@@ -68,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
             return relay(rd, sockets)
         return follow(rd.console(host.name), rd)
     if rd.console(host.name).exists():
-        sys.stdout.write(rd.console(host.name).read_text(errors="replace"))
+        sys.stdout.write(bounded_read.read_bytes(rd.console(host.name)).decode(errors="replace"))
         print(f"\n[g5net console: {host.name} is not running; this was its whole console]",
               file=sys.stderr)
         return 0
@@ -105,7 +106,7 @@ def follow(path: Path, rd: RunDir) -> int:
             if not _in_progress(rd):
                 return 0
             time.sleep(POLL_S)
-        with open(path, "rb") as f:
+        with bounded_read.open_regular(path) as f:
             while True:
                 chunk = f.read(65536)
                 if chunk:

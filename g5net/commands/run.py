@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
         spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)
     rd = run.execute(spec, args.out, progress=log, options=options)
     record = rd.read_run()
-    metrics = json.loads(rd.metrics_json.read_text()) if rd.metrics_json.exists() else {"hosts": {}}
+    metrics = rd.read_metrics()
     if args.json:
         print(json.dumps({"status": record["status"], "run_id": record["run_id"],
                           "run_dir": str(rd.path), "metrics": metrics}, indent=2))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ReportError, StatsParseError
+from ..model.numerals import ascii_int
 from ..runs import record as run_record
 from ..runs.rundir import RunDir
 from ..spec import NAME_PATTERN
@@ -87,8 +88,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _dump_choice(text: str) -> int | str:
     """A dump number, `last`, `all`, or else a workload's name (checked against the run)."""
-    if text.isdigit():
-        return int(text)
+    number = ascii_int(text)
+    if number is not None:
+        return number
     if not re.fullmatch(NAME_PATTERN, text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a dump number (0, 1, ...), a workload "
                                          f"name, 'last' or 'all'")

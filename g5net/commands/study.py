@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from .. import runners
+from ..errors import StudyError
 from ..report import runs as runsmod
 from ..study import builtin as catalog
 from ..study import results
@@ -123,16 +125,23 @@ def _default_dir(name: str, scale: str) -> Path:
 
 
 def _list(args: argparse.Namespace) -> int:
-    studies = [catalog.load(name) for name in catalog.names()]
+    studies, damaged = [], []
+    for name in catalog.names():
+        try:
+            studies.append(catalog.load(name))
+        except StudyError as e:  # the others are still worth listing
+            damaged.append(str(e))
+    for line in damaged:
+        print(f"g5net study list: damaged study: {line}", file=sys.stderr)
     if args.json:
         print(json.dumps([{"name": s.name, "title": s.title, "paper": s.paper, "scales": s.scales,
                            "figures": [f.name for f in s.figures],
                            "findings": [f.name for f in s.findings]} for s in studies], indent=1))
-        return 0
+        return 2 if damaged else 0
     for s in studies:
         print(f"{s.name:<16} {s.title}\n{'':<16} {s.paper}\n{'':<16} scales: {', '.join(s.scales)}; "
               f"{len(s.figures)} figures, {len(s.findings)} findings")
-    return 0
+    return 2 if damaged else 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import engines, runners
-from ..errors import UsageError
+from ..errors import UsageError, quoted
 from ..model import sweep as sweepmod
+from ..model.numerals import ascii_int
 from ..runners import local, lock, slurm
 from ..runners import plan as planmod
 from ..runners.display import Display
@@ -95,9 +96,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return int(text)
+    number = ascii_int(text)
+    if number is None or number < 1:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a positive integer")
+    return number
 
 
 def _flag(text: str) -> tuple[str, str]:
@@ -118,6 +120,8 @@ def _check_flags(args: argparse.Namespace) -> None:
             raise UsageError(f"{', '.join(given)} apply to --runner slurm only")
     if args.dry_run and args.no_wait:
         raise UsageError("--dry-run submits nothing: --no-wait does not go with it")
+    # Before any planning: a flag sbatch would refuse, or read as g5net's own, fails at once.
+    slurm.check_site_flags(dict(args.slurm_flag), tasks=1)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BootError, EngineError
-from ..guest.protocol import BEGIN, BOOTED, END, kernel_cmdline
+from ..guest import kernel_cmdline
+from ..guest.protocol import BEGIN, BOOTED, END
 from ..machine.local_ports import free_ports, listening_ports
+from ..machine.parent_death import die_with_parent
 from ..runners.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
@@ -108,6 +111,8 @@ def check_spec(spec: Spec) -> None:
     if len(spec.hosts) > MAX_HOSTS:
         raise EngineError(f"hosts: the qemu engine runs at most {MAX_HOSTS} guests "
                           f"(spec has {len(spec.hosts)})")
+    kernel_cmdline.check(spec, "qemu", lambda h: _KERNEL_ARGS, kernel_cmdline.LINUX_MAX_CHARS,
+                         "Linux's command-line buffer")
     first = spec.hosts[0]
     for other in spec.hosts[1:]:
         if other.nic.count != first.nic.count:
@@ -156,7 +161,7 @@ class QemuEngine(Engine):
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",
                "-serial", "stdio", "-no-reboot", "-nodefaults",
-               "-kernel", str(kern.bzimage), "-append", kernel_cmdline(host, self.name, _KERNEL_ARGS),
+               "-kernel", str(kern.bzimage), "-append", kernel_cmdline.build(host, self.name, _KERNEL_ARGS),
                "-drive", f"file={image},format=raw,if=ide,index=0,snapshot=on",
                "-drive", f"file={job},format=raw,if=ide,index=1"]
         # Devices take PCI slots in command-line order and the guest names
@@ -212,8 +217,10 @@ class QemuEngine(Engine):
                     log = open(rd.qemu_log(host.name), "wb")
                     logs += [console, log]
                     progress(f"booting {host.name}: {host.cpu.count} cpu, {host.memory_mb} MiB")
+                    # No guest outlives g5net, even one killed with `kill -9`.
                     procs[host.name] = subprocess.Popen(cmd, stdout=console, stderr=log,
-                                                        stdin=subprocess.DEVNULL)
+                                                        stdin=subprocess.DEVNULL,
+                                                        preexec_fn=die_with_parent(signal.SIGKILL))
                     if i == 0:
                         for port in listen_ports:
                             self._await_listener(procs[host.name], port, rd, host.name)

@@ -1,5 +1,6 @@
-"""The guest protocol's host side (workloads/README.md): what an engine tells a
-guest on its kernel command line, and what a guest prints on its console.
+"""The guest protocol's host side (workloads/README.md): what a guest prints
+on its console (what an engine tells it on its kernel command line is
+kernel_cmdline.py's).
 
 Both engines use it; the guest's side is `workloads/g5init` and `lib.sh`.
 """
@@ -7,9 +8,6 @@ Both engines use it; the guest's side is `workloads/g5init` and `lib.sh`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
-from ..spec import Host
 
 # g5init prints this once its host is up, before it runs the job.
 BOOTED = "G5NET-BOOTED"
@@ -42,21 +40,6 @@ def checkpoint_stub(profiler: bool = False) -> str:
     g5net/workloads/profiler.py)."""
     on = "g5_profile_start\n" if profiler else ""
     return f"{STUB_MARK}: the gem5 engine's boot phase (g5net/guest/protocol.py).\n{on}{_STUB_WAIT}"
-
-
-def kernel_cmdline(host: Host, engine: str, engine_args: Sequence[str] = ()) -> str:
-    """The kernel command line of workloads/README.md section 1 for one host:
-    the protocol's arguments, then the engine's, then the spec's `kernel_args`."""
-    args = ["console=ttyS0", "root=/dev/sda", "ro", "rootfstype=ext4", "init=/sbin/g5init",
-            "panic=-1", "quiet", f"g5net.engine={engine}", f"g5net.host={host.name}",
-            f"g5net.role={host.role}", f"g5net.ip={host.ip}/24", f"g5net.mtu={host.nic.mtu}"]
-    if host.nic.count > 1:
-        args.append(f"g5net.nics={host.nic.count}")
-    if host.sysctl:
-        args.append("g5net.sysctl=" + ",".join(f"{k}={v}" for k, v in host.sysctl.items()))
-    # The spec's own arguments last: where the kernel takes the last of a
-    # repeated argument, they win over the engine's.
-    return " ".join([*args, *engine_args, *host.kernel_args])
 
 
 def panic_line(console: str) -> str | None:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import spec as specmod
-from ..errors import SpecError
+from ..errors import SpecError, quoted
 from ..runs import identity
 from ..spec import Spec
 
@@ -75,7 +75,7 @@ class Point:
 
     @property
     def label(self) -> str:
-        return ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return ", ".join(f"{k}={quoted(v)}" for k, v in self.params.items())
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def _fields(cls: type) -> dict[str, dataclasses.Field]:
 
 def _nearest(word: str, choices: list[str]) -> str:
     close = difflib.get_close_matches(word, choices, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
+    return f"did you mean {quoted(close[0])}? " if close else ""
 
 
 def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
@@ -106,18 +106,18 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
     parts = path.split(".")
     top = parts[0]
     if top not in _TOPS:
-        raise SpecError(f"{where}: {path!r} does not start with one of {', '.join(_TOPS)}")
+        raise SpecError(f"{where}: {quoted(path)} does not start with one of {', '.join(_TOPS)}")
     cls = _TOPS[top]
     keys = [top]
     rest = parts[1:]
     if top in ("hosts", "workloads"):
         tables = data.get(top, {})
         if not isinstance(tables, Mapping):
-            raise SpecError(f"{where}: {path!r}: {top}: expected a table, got {tables!r}")
+            raise SpecError(f"{where}: {quoted(path)}: {top}: expected a table, got {quoted(tables)}")
         names = list(tables)
         if not rest or rest[0] not in names:
             got = rest[0] if rest else ""
-            raise SpecError(f"{where}: {path!r}: the spec has no {top}.{got} "
+            raise SpecError(f"{where}: {quoted(path)}: the spec has no {top}.{got} "
                             f"({_nearest(got, names)}have {', '.join(names)})")
         keys.append(rest[0])
         rest = rest[1:]
@@ -127,7 +127,7 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
         fields = {n: f for n, f in _fields(cls).items() if n not in excluded}
         name, rest = rest[0], rest[1:]
         if name not in fields:
-            raise SpecError(f"{where}: {path!r}: {prefix} has no key {name!r} "
+            raise SpecError(f"{where}: {quoted(path)}: {prefix} has no key {quoted(name)} "
                             f"({_nearest(name, list(fields))}allowed: {', '.join(fields)})")
         keys.append(name)
         prefix += f".{name}"
@@ -138,10 +138,10 @@ def resolve_path(where: str, path: str, data: Mapping) -> tuple[str, ...]:
             # sysctl and offload names may contain dots themselves.
             return tuple(keys) + (".".join(rest),)
         elif rest:
-            raise SpecError(f"{where}: {path!r}: {prefix} is a value, not a table")
+            raise SpecError(f"{where}: {quoted(path)}: {prefix} is a value, not a table")
         else:
             return tuple(keys)
-    raise SpecError(f"{where}: {path!r} names a table, not a key")
+    raise SpecError(f"{where}: {quoted(path)} names a table, not a key")
 
 
 def _set(data: dict, keys: tuple[str, ...], value: Any) -> None:
@@ -150,7 +150,7 @@ def _set(data: dict, keys: tuple[str, ...], value: Any) -> None:
         node = node.setdefault(k, {})
         if not isinstance(node, dict):
             where = ".".join(keys[:i + 1])
-            raise SpecError(f"{where}: expected a table, got {node!r} (the sweep sets "
+            raise SpecError(f"{where}: expected a table, got {quoted(node)} (the sweep sets "
                             f"{'.'.join(keys)})")
     node[keys[-1]] = value
 
@@ -194,13 +194,13 @@ def _dotted(node: ast.AST) -> str | None:
 
 def _parse(where: str, text: Any) -> ast.Expression:
     if not isinstance(text, str):
-        raise SpecError(f"{where}: expected an expression in a string, got {text!r}")
+        raise SpecError(f"{where}: expected an expression in a string, got {quoted(text)}")
     if len(text) > MAX_EXPRESSION_CHARS:
         raise SpecError(f"{where}: the expression is longer than {MAX_EXPRESSION_CHARS} characters")
     try:
         tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError) as e:  # ValueError: a NUL in the text
-        raise SpecError(f"{where}: {text!r} is not an expression: {getattr(e, 'msg', e)}") from None
+        raise SpecError(f"{where}: {quoted(text)} is not an expression: {getattr(e, 'msg', e)}") from None
     except (RecursionError, MemoryError):
         raise SpecError(f"{where}: the expression is nested too deeply") from None
     for node in ast.walk(tree):
@@ -208,13 +208,13 @@ def _parse(where: str, text: Any) -> ast.Expression:
                    ast.Compare, ast.BoolOp, ast.IfExp, ast.Call, ast.Load, ast.And, ast.Or,
                    *_BINOPS, *_UNOPS, *_CMPOPS)
         if not isinstance(node, allowed):
-            raise SpecError(f"{where}: {text!r}: {type(node).__name__} is not allowed "
+            raise SpecError(f"{where}: {quoted(text)}: {type(node).__name__} is not allowed "
                             f"(see `g5net sweep --help`)")
         if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name)
                                            or node.func.id not in _FUNCS or node.keywords):
-            raise SpecError(f"{where}: {text!r}: only calls of {', '.join(_FUNCS)} are allowed")
+            raise SpecError(f"{where}: {quoted(text)}: only calls of {', '.join(_FUNCS)} are allowed")
         if isinstance(node, ast.Attribute) and _dotted(node) is None:
-            raise SpecError(f"{where}: {text!r}: attributes are only allowed in dotted paths")
+            raise SpecError(f"{where}: {quoted(text)}: attributes are only allowed in dotted paths")
     return tree
 
 
@@ -297,7 +297,7 @@ def _axes(table: Mapping, base: Mapping) -> tuple[Axis, ...]:
         where = f"sweep.{path}" if "." not in path else f"sweep.\"{path}\""
         keys = resolve_path(where, path, base)
         if not isinstance(values, list):
-            raise SpecError(f"{where}: an axis is a list of values, got {values!r}")
+            raise SpecError(f"{where}: an axis is a list of values, got {quoted(values)}")
         if not values:
             raise SpecError(f"{where}: the axis is empty (give at least one value)")
         axes.append(Axis(path, keys, tuple(values)))
@@ -310,17 +310,17 @@ def _zip_groups(table: Mapping, axes: tuple[Axis, ...]) -> list[tuple[Axis, ...]
     by_path = {a.path: a for a in axes}
     if not isinstance(groups, list) or not all(
             isinstance(g, list) and all(isinstance(p, str) for p in g) for g in groups):
-        raise SpecError(f"sweep.zip: expected a list of lists of axis paths, got {groups!r}")
+        raise SpecError(f"sweep.zip: expected a list of lists of axis paths, got {quoted(groups)}")
     group_of: dict[str, int] = {}
     for gi, group in enumerate(groups):
         if len(group) < 2:
-            raise SpecError(f"sweep.zip[{gi}]: a zip group needs two or more axes, got {group!r}")
+            raise SpecError(f"sweep.zip[{gi}]: a zip group needs two or more axes, got {quoted(group)}")
         for path in group:
             if path not in by_path:
-                raise SpecError(f"sweep.zip[{gi}]: {path!r} is not an axis of this sweep "
+                raise SpecError(f"sweep.zip[{gi}]: {quoted(path)} is not an axis of this sweep "
                                 f"({_nearest(str(path), list(by_path))}axes: {', '.join(by_path)})")
             if path in group_of:
-                raise SpecError(f"sweep.zip[{gi}]: {path!r} is already in zip group {group_of[path]}")
+                raise SpecError(f"sweep.zip[{gi}]: {quoted(path)} is already in zip group {group_of[path]}")
             group_of[path] = gi
         lengths = {p: len(by_path[p].values) for p in group}
         if len(set(lengths.values())) > 1:
@@ -341,13 +341,13 @@ def _zip_groups(table: Mapping, axes: tuple[Axis, ...]) -> list[tuple[Axis, ...]
 def _derivations(table: Mapping, base: Mapping, axes: tuple[Axis, ...]) -> tuple[Derivation, ...]:
     derive = table.get(DERIVE, {})
     if not isinstance(derive, Mapping):
-        raise SpecError(f"sweep.derive: expected a table of \"path\" = \"expression\", got {derive!r}")
+        raise SpecError(f"sweep.derive: expected a table of \"path\" = \"expression\", got {quoted(derive)}")
     swept = {a.path for a in axes}
     out = []
     for path, text in derive.items():
         where = f"sweep.derive.\"{path}\""
         if path in swept:
-            raise SpecError(f"{where}: {path!r} is already an axis; a key is swept or derived, not both")
+            raise SpecError(f"{where}: {quoted(path)} is already an axis; a key is swept or derived, not both")
         out.append(Derivation(path, resolve_path(where, path, base), text, _parse(where, text)))
     return tuple(out)
 
@@ -369,21 +369,21 @@ def _point(index: int, base: Mapping, params: dict[str, Any], axes: tuple[Axis, 
                     try:
                         return _get(resolved, name.split("."))
                     except KeyError:
-                        raise SpecError(f"sweep.derive.\"{d.path}\": {d.expression!r}: "
-                                        f"{name!r} is neither a swept key nor a key of the "
+                        raise SpecError(f"sweep.derive.\"{d.path}\": {quoted(d.expression)}: "
+                                        f"{quoted(name)} is neither a swept key nor a key of the "
                                         f"resolved spec") from None
                 try:
                     value = _eval(d.tree, lookup)
                 except RecursionError:
-                    raise SpecError(f"sweep.derive.\"{d.path}\": {d.expression!r}: nested too "
+                    raise SpecError(f"sweep.derive.\"{d.path}\": {quoted(d.expression)}: nested too "
                                     f"deeply") from None
                 except (ArithmeticError, TypeError, ValueError) as e:
-                    raise SpecError(f"sweep.derive.\"{d.path}\": {d.expression!r}: {e}") from None
+                    raise SpecError(f"sweep.derive.\"{d.path}\": {quoted(d.expression)}: {e}") from None
                 params[d.path] = value
                 _set(data, d.keys, value)
         spec = _validate(data, source)
     except SpecError as e:
-        where = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        where = ", ".join(f"{k}={quoted(v)}" for k, v in params.items())
         raise SpecError(f"sweep point {index} ({where}): {e}") from None
     return Point(index, params, spec)
 
@@ -397,7 +397,7 @@ def expand(data: Mapping, source: str = "spec", max_points: int = MAX_POINTS) ->
     and one with more than `max_points` is refused before any is built."""
     table = data.get("sweep", {})
     if not isinstance(table, Mapping):
-        raise SpecError(f"sweep: expected a table, got {table!r}")
+        raise SpecError(f"sweep: expected a table, got {quoted(table)}")
     base = {k: v for k, v in data.items() if k != "sweep"}
     axes = _axes(table, base)
     groups = _zip_groups(table, axes)

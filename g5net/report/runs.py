@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import CorruptRunError, ReportError
 from ..runs.locate import Located, locate
-from ..runs.rundir import RunDir, read_record
+from ..runs.rundir import RunDir
 from ..runs.store import warn_skipped
 from ..spec import AGGREGATE
 
@@ -82,16 +82,11 @@ def load_run(path: Path) -> Run:
     """One run; CorruptRunError where its run.json or metrics.json is damaged."""
     rd = RunDir(path)
     record = rd.read_run()
-    if not isinstance(record.get("spec"), Mapping):
+    if "spec" not in record:
         raise CorruptRunError(f"{rd.run_json}: damaged: has no 'spec'")
-    hosts, aggregate = {}, {}
-    if rd.metrics_json.is_file():
-        metrics = read_record(rd.metrics_json)
-        if not isinstance(metrics, Mapping):
-            raise CorruptRunError(f"{rd.metrics_json}: damaged: not a table of metrics")
-        hosts = metrics.get("hosts", {})
-        aggregate = metrics.get("aggregate", {})
-    return Run(path, record.get("status", "unknown"), params(record["spec"]), hosts, aggregate)
+    metrics = rd.read_metrics()
+    return Run(path, record["status"], params(record["spec"]), metrics.get("hosts", {}),
+               metrics.get("aggregate", {}))
 
 
 def load(source: Path) -> list[Run]:

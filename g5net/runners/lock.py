@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 
 from ..errors import RunnerError
+from ..machine import bounded_read
 from ..runs.sweepdir import SweepDir
 
 
@@ -34,7 +35,7 @@ def exclusive(sd: SweepDir) -> Iterator[None]:
 def held(sd: SweepDir) -> bool:
     """True while some runner holds `exclusive(sd)`."""
     try:
-        with open(sd.runner_lock) as f:
+        with bounded_read.open_regular(sd.runner_lock) as f:
             fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except FileNotFoundError:
         return False

@@ -9,20 +9,15 @@ point stays pending), 2 bad arguments or sweep directory.
 from __future__ import annotations
 
 import fcntl
-import signal
 import sys
 from pathlib import Path
 
 from ..errors import G5netError, RunnerError
+from ..machine.stop_signals import unwind_on_stop
+from ..model.numerals import ascii_int
 from ..runs import execute as run
 from ..runs import store
 from ..runs.sweepdir import SweepDir, read
-
-
-def _terminate(signum: int, frame) -> None:
-    # SIGTERM (runner stopping, SLURM cancel or pre-emption) unwinds like Ctrl-C,
-    # so that run.execute removes the half-made run and the engine stops its guests.
-    raise KeyboardInterrupt
 
 
 def run_point(sd: SweepDir, index: int) -> str:
@@ -45,10 +40,11 @@ def run_point(sd: SweepDir, index: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or not argv[1].isdigit():
+    if len(argv) != 2 or ascii_int(argv[1]) is None:
         print("usage: python -m g5net.runners.point SWEEPDIR INDEX", file=sys.stderr)
         return 2
-    signal.signal(signal.SIGTERM, _terminate)
+    # The runner stopping, SLURM's cancel or pre-emption: the point stops cleanly.
+    unwind_on_stop()
     sd = SweepDir(Path(argv[0]))
     try:
         # Held while this point runs: a runner started after a `kill -9` waits on it

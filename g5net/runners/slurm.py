@@ -18,7 +18,9 @@ import time
 from collections import Counter
 from typing import Any, Mapping
 
-from ..errors import RunnerError
+from ..errors import RunnerError, key_text, quoted
+from ..machine import bounded_read
+from ..model.numerals import ascii_int
 from ..machine import atomic
 from ..runs import store
 from ..runs.sweepdir import Plan, PlannedPoint, SweepDir
@@ -44,7 +46,7 @@ def sbatch_flag(key: str, value: Any) -> str:
     True a bare flag, anything else a shell-quoted value."""
     key = key.replace("_", "-")
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", key):
-        raise RunnerError(f"sbatch flag {key!r}: a flag name is letters, digits and '-'")
+        raise RunnerError(f"sbatch flag {quoted(key)}: a flag name is letters, digits and '-'")
     if value is True:
         return f"#SBATCH --{key}"
     return f"#SBATCH --{key}={shlex.quote(_one_line(f'sbatch flag {key}', str(value)))}"
@@ -54,7 +56,7 @@ def _one_line(what: str, text: str) -> str:
     """`text` unchanged if it stays on its line: sbatch reads #SBATCH lines only
     up to the first line that is not one, and quoting does not join lines."""
     if not text.isprintable():
-        raise RunnerError(f"{what}: {text!r} holds a line break or control character")
+        raise RunnerError(f"{what}: {quoted(text)} holds a line break or control character")
     return text
 
 
@@ -71,6 +73,31 @@ def array_spec(indices: list[int]) -> str:
             parts.append(str(start) if start == prev else f"{start}-{prev}")
         start = prev = i
     return ",".join(parts)
+
+
+# What g5net's own lines say: which points the array runs and where their
+# output goes (which `g5net status` reads). sbatch takes an unambiguous prefix
+# of a long option for the option, so --arr= would be --array= too.
+OWNED_FLAGS = ("array", "output", "error", "job-name", "wrap")
+# Flags whose value is a count of tasks.
+_COUNTS = ("ntasks", "nodes", "cpus-per-task")
+
+
+def check_site_flags(site_flags: Mapping[str, str], tasks: int) -> None:
+    """RunnerError naming the --slurm-flag that would replace one of g5net's
+    own lines, or a count that is not one."""
+    for key, value in site_flags.items():
+        name = key.replace("_", "-")
+        owned = [o for o in OWNED_FLAGS if name and o.startswith(name)]
+        if owned:
+            raise RunnerError(f"--slurm-flag {key_text(key)}={quoted(value)}: sbatch reads it as "
+                              f"--{owned[0]}, which g5net sets itself")
+        if name in _COUNTS and (ascii_int(value) is None or ascii_int(value) == 0):
+            raise RunnerError(f"--slurm-flag {name}={quoted(value)}: expected a positive whole number")
+    given = ascii_int(site_flags.get("ntasks", str(tasks))) or tasks
+    if tasks > 1 and given < tasks:
+        raise RunnerError(f"--slurm-flag ntasks={given}: these points run per-host "
+                          f"processes and need {tasks} tasks each (one per host)")
 
 
 def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
@@ -96,9 +123,7 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
         # A pre-empted task goes back to the queue instead of being lost.
         "requeue": True,
     })
-    if tasks > 1 and int(site_flags.get("ntasks", tasks)) < tasks:
-        raise RunnerError(f"--slurm-flag ntasks={site_flags['ntasks']}: these points run per-host "
-                          f"processes and need {tasks} tasks each (one per host)")
+    check_site_flags(site_flags, tasks)
     flags.update(site_flags)
     command = shlex.join([python, "-m", "g5net.runners.point", str(sd.path)])
     return SCRIPT.substitute(name=_one_line("experiment.name", name), command=command,
@@ -107,9 +132,15 @@ def render(sd: SweepDir, points: list[PlannedPoint], jobs: int | None,
 
 def _jobs(sd: SweepDir) -> list[dict[str, Any]]:
     try:
-        return json.loads(sd.slurm_jobs.read_text())
+        jobs = json.loads(bounded_read.read_bytes(sd.slurm_jobs))
     except FileNotFoundError:
         return []
+    except (ValueError, RecursionError) as e:
+        raise RunnerError(f"{sd.slurm_jobs}: damaged: {e}") from None
+    if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get("job_id"), str)
+                                             for j in jobs):
+        raise RunnerError(f"{sd.slurm_jobs}: damaged: not a list of jobs, each with a job_id")
+    return jobs
 
 
 def _slurm(cmd: list[str]) -> subprocess.CompletedProcess:

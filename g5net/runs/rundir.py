@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError
-from ..machine import atomic, staged_dir
+from ..machine import atomic, bounded_read, staged_dir
+from . import record_schema
 
 RUN_JSON = "run.json"
 # A damaged run moved aside is named <dir><SET_ASIDE><n>: no longer a run of the store.
@@ -119,19 +120,22 @@ class RunDir:
 
     def read_run(self) -> dict[str, Any]:
         """run.json; CorruptRunError where it is damaged or holds no status."""
-        record = read_record(self.run_json)
-        if not isinstance(record, dict) or not isinstance(record.get("status"), str):
-            raise CorruptRunError(f"{self.run_json}: damaged: not a run record (no status)")
-        return record
+        return record_schema.check_run(read_record(self.run_json), self.run_json)
+
+    def read_metrics(self) -> dict[str, Any]:
+        """metrics.json ({"hosts": {}} where the run has none); CorruptRunError where it is damaged."""
+        if not self.metrics_json.exists():
+            return {"hosts": {}}
+        return record_schema.check_metrics(read_record(self.metrics_json), self.metrics_json)
 
     def damage(self) -> str | None:
         """What is damaged among this run's records (results.json and metrics.json
         only where present: a failed run may have none); None where nothing is."""
         try:
             self.read_run()
-            for path in (self.results_json, self.metrics_json):
-                if path.exists():
-                    read_record(path)
+            self.read_metrics()
+            if self.results_json.exists():
+                read_record(self.results_json)
         except CorruptRunError as e:
             return str(e)
         return None
@@ -144,11 +148,15 @@ class RunDir:
 def read_record(path: Path) -> Any:
     """One JSON record of a run; CorruptRunError naming the file where it cannot be read."""
     try:
-        return json.loads(path.read_bytes())
+        return record_schema.check_depth(json.loads(bounded_read.read_bytes(path)), path)
     except FileNotFoundError:
         raise CorruptRunError(f"{path}: damaged: missing") from None
-    except (OSError, ValueError) as e:  # ValueError: bad JSON, or bytes that are no text
+    except OSError as e:
+        raise CorruptRunError(f"{path}: damaged: {e.strerror}") from None
+    except ValueError as e:  # bad JSON, or bytes that are no text
         raise CorruptRunError(f"{path}: damaged: {e}") from None
+    except RecursionError:
+        raise CorruptRunError(f"{path}: damaged: nested too deeply for a record") from None
 
 
 def set_aside(rd: RunDir) -> Path:

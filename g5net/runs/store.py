@@ -147,7 +147,7 @@ def row(rd: rundir.RunDir, point: PlannedPoint | None = None) -> dict[str, Any]:
     for path, value in (point.params if point else {}).items():
         _flatten(f"sweep.{path}", value, out)
     _flatten("spec", {k: v for k, v in record.get("spec", {}).items() if k != "schema"}, out)
-    metrics = _read_json(rd.metrics_json)
+    metrics = rd.read_metrics()
     _flatten("aggregate", metrics.get("aggregate", {}), out)
     _flatten("metrics", metrics.get("hosts", {}), out)
     _flatten("results", _read_json(rd.results_json), out)

@@ -13,6 +13,7 @@ hashes), so a point is the same point across restarts and across runners.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,9 @@ from typing import Any
 from .. import engines
 from .. import spec as specmod
 from ..engines.options import EngineOptions
-from ..errors import RunnerError
-from ..machine import atomic
+from ..errors import RunnerError, quoted
+from ..machine import atomic, bounded_read
+from ..machine.data_paths import checked_name
 from ..model.sweep import Point
 from ..runners.resources import Resources
 from ..spec import Spec
@@ -64,6 +66,9 @@ class SweepDir:
 
     def point_log(self, index: int) -> Path:
         return self.logs / f"point-{index:04d}.log"
+
+
+_RUN_ID = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -124,23 +129,28 @@ def write(sd: SweepDir, plan: Plan) -> None:
 
 def read(sd: SweepDir) -> Plan:
     try:
-        data = json.loads(sd.plan_json.read_text())
+        data = json.loads(bounded_read.read_bytes(sd.plan_json))
     except FileNotFoundError:
         raise RunnerError(f"{sd.path}: not a sweep directory (no {sd.plan_json.name}; "
                           f"`g5net sweep SPEC.toml --out {sd.path}` makes one)") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise RunnerError(f"{sd.plan_json}: unreadable: {e}") from e
     if not isinstance(data, dict) or data.get("version") != PLAN_VERSION:
         version = data.get("version") if isinstance(data, dict) else None
-        raise RunnerError(f"{sd.plan_json}: plan version {version!r} is not "
+        raise RunnerError(f"{sd.plan_json}: plan version {quoted(version)} is not "
                           f"{PLAN_VERSION}; start the sweep again to rewrite it")
     try:
         points = tuple(PlannedPoint(p["index"], p["run_id"], p["name"], p["params"], p["spec"],
                                     Resources(**p["resources"]), p.get("checkpoint"))
                        for p in data["points"])
+        for i, p in enumerate(points):
+            # The plan names the run directories: a damaged name must not become a path.
+            checked_name(p.name, f"{sd.plan_json}: points[{i}].name", RunnerError)
+            if type(p.index) is not int or not isinstance(p.run_id, str) or not _RUN_ID.fullmatch(p.run_id):
+                raise TypeError(f"points[{i}]: index or run_id is not one")
         # Plans written before engine options were kept have none.
         options = EngineOptions.from_dict(data.get("engine_options", {}))
         return Plan(data["source"], tuple(data["parameters"]), points, options)
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, AttributeError) as e:
         raise RunnerError(f"{sd.plan_json}: damaged: {type(e).__name__} {e}; start the sweep "
                           f"again to rewrite it") from None

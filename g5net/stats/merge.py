@@ -13,10 +13,12 @@ being each host's own.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ..machine import bounded_read
 from .parse import BEGIN, END
 
 # Whole-simulation counts: the sum over every host's process.
@@ -28,7 +30,7 @@ _VALUE = re.compile(r"^(\S+\s+)(\S+)")
 def _dumps(path: Path) -> Iterator[list[str]]:
     """The lines of each dump of a stats file, markers left out."""
     lines: list[str] | None = None
-    with open(path, errors="replace") as f:
+    with io.TextIOWrapper(bounded_read.open_regular(path), errors="replace") as f:
         for line in f:
             marker = line.strip()
             if marker == BEGIN:

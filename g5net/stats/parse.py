@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import BinaryIO
 
 from ..errors import StatsParseError
+from ..machine import bounded_read
 from .model import Dump, Stat
 
 BEGIN = "---------- Begin Simulation Statistics ----------"
@@ -40,7 +41,7 @@ def iter_dumps(path: str | os.PathLike[str]) -> Iterator[Dump]:
 def open_stats(where: str) -> BinaryIO:
     """The stats file `where`, open for reading bytes; StatsParseError if it cannot be."""
     try:
-        return open(where, "rb")
+        return bounded_read.open_regular(where)
     except OSError as e:
         raise StatsParseError(f"{where}: cannot read: {e.strerror}") from e
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import StatsParseError
+from ..machine import bounded_read
 
 USER_MODE = "(user mode)"
 KERNEL_UNNAMED = "(kernel, no symbol)"
@@ -132,8 +133,8 @@ class TraceReducer:
 
 def read(path: Path) -> list[Sample]:
     """The samples `reduce` wrote."""
-    with open(path) as f:
-        lines = f.read().splitlines()
+    with bounded_read.open_regular(path) as f:
+        lines = f.read().decode(errors="replace").splitlines()
     if not lines or lines[0] != HEADER:
         raise StatsParseError(f"{path}: not a table of PC samples (header {HEADER!r})")
     out = []

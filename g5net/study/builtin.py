@@ -65,13 +65,18 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts.host import REPO
-from ..errors import StudyError
+from ..errors import StudyError, key_text, quoted
+from ..machine import bounded_read
+from ..machine.data_paths import checked_name
 from ..report.runs import Run
+from ..spec import plain_name
 
 # A folder of studies of one's own, laid out as studies/ is, takes its place.
 STUDIES = Path(os.environ.get("G5NET_STUDIES", REPO / "studies"))
 SCALES = ("quick", "full")
 STUDY_FILE = "study.toml"
+# A study.toml is a few pages of text.
+MAX_STUDY_BYTES = 1 * 2**20
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ class Study:
     def spec(self, scale: str) -> Path:
         """The sweep spec of `scale`; StudyError naming the scales it has."""
         if scale not in self.scales:
-            raise StudyError(f"study {self.name} has no scale {scale!r} (it has: {', '.join(self.scales)})")
+            raise StudyError(f"study {self.name} has no scale {quoted(scale)} (it has: {', '.join(self.scales)})")
         return self.path / f"{scale}.toml"
 
     @property
@@ -158,7 +163,7 @@ class Study:
 
 
 def names(root: Path = STUDIES) -> list[str]:
-    return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}"))
+    return sorted(p.parent.name for p in root.glob(f"*/{STUDY_FILE}") if plain_name(p.parent.name))
 
 
 def _refs(v: Any) -> bool:
@@ -166,8 +171,8 @@ def _refs(v: Any) -> bool:
 
 
 def _span(v: Any) -> bool:
-    return v == [] or (isinstance(v, list) and len(v) == 2 and v[0] <= v[1] and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v))
+    return v == [] or (isinstance(v, list) and len(v) == 2 and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) and v[0] <= v[1])
 
 
 # What a key of each kind holds: (its type, a test of a value, what to say when it fails).
@@ -187,7 +192,7 @@ def _value(table: Mapping[str, Any], key: str, where: str, kind: str, required: 
     value = table.get(key, default())
     if not ok(value) or (required and not value):
         raise StudyError(f"{where}: {key}: expected {'a non-empty string' if want == 'a string' and required else want}, "
-                         f"got {value!r}")
+                         f"got {quoted(value)}")
     return value
 
 
@@ -200,10 +205,16 @@ def _tables(data: Mapping[str, Any], key: str, where: str,
     out = []
     for i, t in enumerate(tables):
         at = f"{where}: {key}[{i}]"
+        if not isinstance(t, dict):
+            raise StudyError(f"{at}: expected a [[{key}]] table, got {quoted(t)}")
         unknown = sorted(set(t) - set(fields))
         if unknown:
-            raise StudyError(f"{at}: {unknown[0]}: unknown key (allowed: {', '.join(fields)})")
-        out.append({k: _value(t, k, at, kind, required) for k, (kind, required) in fields.items()})
+            raise StudyError(f"{at}: {key_text(unknown[0])}: unknown key (allowed: {', '.join(fields)})")
+        table = {k: _value(t, k, at, kind, required) for k, (kind, required) in fields.items()}
+        if "name" in table:
+            # Names become file names (a figure's PNG) and anchors of the report.
+            checked_name(table["name"], f"{at}: name", StudyError)
+        out.append(table)
     return out
 
 
@@ -213,7 +224,7 @@ _TEXT, _OPTIONAL, _FLAG, _WHERE = ("text", True), ("text", False), ("flag", Fals
 def _where(t: dict[str, Any], at: str) -> tuple[tuple[str, Any], ...]:
     for k, v in t["where"].items():
         if not isinstance(v, (str, int, float, bool)):
-            raise StudyError(f"{at}: where: {k} = {v!r}: expected a number, string or true/false")
+            raise StudyError(f"{at}: where: {key_text(k)} = {quoted(v)}: expected a number, string or true/false")
     return tuple(sorted(t["where"].items()))
 
 
@@ -221,7 +232,7 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
     """A [[finding]]: a direction (`relation`) or a magnitude (`measure`, `range`)."""
     at = f"{where}: finding {t['name']}"
     if t["measure"] and len(t["measure"].split(".")) != 3:
-        raise StudyError(f"{at}: measure = {t['measure']!r} is not HOST.WORKLOAD.METRIC")
+        raise StudyError(f"{at}: measure = {quoted(t['measure'])} is not HOST.WORKLOAD.METRIC")
     if t["measure"] and t["relation"]:
         raise StudyError(f"{at}: a finding has a relation or a measure, not both")
     if t["range"] and not t["measure"]:
@@ -230,22 +241,28 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
 
 
 def load(name: str, root: Path = STUDIES) -> Study:
+    if not plain_name(name) or not (root / name / STUDY_FILE).exists():
+        raise StudyError(f"no study {quoted(name)} (have: {', '.join(names(root)) or 'none'}; "
+                         f"`g5net study list` describes them)")
     path = root / name
     file = path / STUDY_FILE
-    if not file.is_file():
-        raise StudyError(f"no study {name!r} (have: {', '.join(names(root)) or 'none'}; "
-                         f"`g5net study list` describes them)")
     try:
-        data = tomllib.loads(file.read_text())
+        data = tomllib.loads(bounded_read.read_text(file, MAX_STUDY_BYTES))
+    except OSError as e:
+        raise StudyError(f"{file}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise StudyError(f"{file}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
     except tomllib.TOMLDecodeError as e:
         raise StudyError(f"{file}: not valid TOML: {e}") from e
+    except RecursionError:
+        raise StudyError(f"{file}: not valid TOML: nested too deeply") from None
     where = str(file)
     figures = []
     for t in _tables(data, "figure", where, {"name": _TEXT, "title": _TEXT, "paper_ref": _TEXT, "x": _TEXT,
                                              "y": _TEXT, "hue": ("keys", False), "normalise": _FLAG,
                                              "where": _WHERE}):
         if len(t["y"].split(".")) != 3:
-            raise StudyError(f"{where}: figure {t['name']}: y = {t['y']!r} is not HOST.WORKLOAD.METRIC")
+            raise StudyError(f"{where}: figure {t['name']}: y = {quoted(t['y'])} is not HOST.WORKLOAD.METRIC")
         hue = tuple([t["hue"]] if isinstance(t["hue"], str) else t["hue"])
         figures.append(Figure(**(t | {"where": _where(t, f"{where}: figure {t['name']}"),
                                       "hue": tuple(h for h in hue if h)})))

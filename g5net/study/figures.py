@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import StudyError
+from ..machine.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
 from ..report.runs import Run, selected
 from .builtin import Figure, metric
@@ -113,11 +115,12 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
     """The figure as `out/<name>.png`; None when neither g5net nor the paper has a point."""
     from ..report.figure_files import plt  # pyplot only when a figure is drawn: `g5net --help` imports us
 
+    # The name is the study's data: it makes a path only where it is a plain file name.
+    path = child(out, fig.name, f"figure {fig.name!r}", StudyError, ".png")
     f = figure(fig, runs, points)
     if f is None:
         return None
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{fig.name}.png"
     f.savefig(path, dpi=PNG_DPI)
     plt.close(f)
     return path

@@ -12,7 +12,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import StudyError
+from ..errors import StudyError, quoted
+from ..machine import bounded_read
 
 COLUMNS = ("figure", "series", "x", "y", "unit", "source")
 
@@ -29,9 +30,11 @@ class PaperPoint:
 
 def load(path: Path) -> tuple[PaperPoint, ...]:
     try:
-        text = path.read_text()
+        text = bounded_read.read_text(path)
     except OSError as e:
         raise StudyError(f"{path}: cannot read: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise StudyError(f"{path}: not UTF-8 text (byte {e.start})") from None
     rows = csv.DictReader(text.splitlines())
     if tuple(rows.fieldnames or ()) != COLUMNS:
         raise StudyError(f"{path}: the header must be {','.join(COLUMNS)} (got {rows.fieldnames})")
@@ -41,7 +44,7 @@ def load(path: Path) -> tuple[PaperPoint, ...]:
             x, y = float(row["x"]), float(row["y"])
         except (TypeError, ValueError):
             raise StudyError(f"{path}: row {n}: x and y must be numbers "
-                             f"(got {row['x']!r}, {row['y']!r})") from None
+                             f"(got {quoted(row['x'])}, {quoted(row['y'])})") from None
         if not all(row[c] for c in ("figure", "series", "unit", "source")):
             raise StudyError(f"{path}: row {n}: figure, series, unit and source are required")
         out.append(PaperPoint(row["figure"], row["series"], x, y, row["unit"], row["source"]))

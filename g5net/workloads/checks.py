@@ -12,18 +12,27 @@ gem5 only ever reads a spec that the host has checked this way.
 from __future__ import annotations
 
 from ..errors import SpecError
-from ..spec import Host, Spec, check_cpu_list
+from ..spec import FLOW_PORTS, Host, Spec, check_cpu_list
 from . import flows, registry
 
 
 def check(spec: Spec) -> None:
     """SpecError naming the first workload key of `spec` that its kind cannot run."""
+    _check_flow_ports(spec)
     for w in spec.workloads:
         key = f"workloads.{w.name}"
         registry.kind(w.kind).check(spec, w, key)
         for h in spec.hosts:
             _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
                              h, len(flows.flows_of(spec, h, w)))
+
+
+def _check_flow_ports(spec: Spec) -> None:
+    count = sum(len(flows.flows(spec, w)) for w in spec.workloads)
+    if FLOW_PORTS[0] + count - 1 > FLOW_PORTS[1]:
+        raise SpecError(f"workloads: {count} flows (clients x NICs x instances x directions, over "
+                        f"every workload) need a port each from {FLOW_PORTS[0]}, past the last, "
+                        f"{FLOW_PORTS[1]}; at most {FLOW_PORTS[1] - FLOW_PORTS[0] + 1} flows")
 
 
 def _check_flow_cpus(key: str, cpus: list, h: Host, count: int) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec import Host, Spec, Workload
+from ..spec import FLOW_PORTS, Host, Spec, Workload
 from . import registry
 
-BASE_PORT = 5001
+BASE_PORT = FLOW_PORTS[0]
 
 
 @dataclass(frozen=True)

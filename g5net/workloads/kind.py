@@ -7,7 +7,7 @@ from __future__ import annotations
 import abc
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..errors import SpecError
+from ..errors import SpecError, quoted
 from ..spec import Spec, Workload
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ class WorkloadKind(abc.ABC):
             return
         for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):
             if value != default:
-                raise SpecError(f"{key}.{name}: {w.kind} cannot take {value!r} (it runs one "
+                raise SpecError(f"{key}.{name}: {w.kind} cannot take {quoted(value)} (it runs one "
                                 f"instance per client, its own way); iperf and iperf3 can")
 
     def setup(self, w: Workload, inst: Instance) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from ...artifacts import Kernel
-from ...guest.protocol import kernel_cmdline
-from ...spec import Host
+from ...guest import kernel_cmdline
+from ...spec import Host, Spec
 
 # Kernel arguments for every gem5 guest, each for a measured reason:
 # - idle=halt: Linux idles gem5's CPU (it advertises MONITOR/MWAIT) in MWAIT and
@@ -31,6 +31,13 @@ E1000_TIMERS = (("RxIntDelay", "rx_int_delay", 0), ("RxAbsIntDelay", "rx_abs_int
                 ("TxIntDelay", "tx_int_delay", 8), ("TxAbsIntDelay", "tx_abs_int_delay", 32))
 # gem5's local APIC timer counts the CPU clock divided by this (X86LocalApic).
 APIC_TIMER_DIVISOR = 16
+# gem5's x86 Linux loader writes the command line, with its NUL, between
+# 0x90000 and the real-mode data at 0x90200, and panics on a longer line
+# (src/arch/x86/linux/fs_workload.cc).
+MAX_CMDLINE_CHARS = 511
+# Linux's smallest CONFIG_HZ: its calibrations' values (per jiffy) are then
+# the longest, and so is the command line that carries them.
+SMALLEST_HZ = 100
 
 
 def kernel_hz(kernel: Kernel) -> int | None:
@@ -41,7 +48,19 @@ def kernel_hz(kernel: Kernel) -> int | None:
 
 
 def gem5_cmdline(host: Host, hz: int | None = None) -> str:
-    """The guest protocol's command line plus what gem5 needs.
+    """The guest protocol's command line plus what gem5 needs (gem5_kernel_args)."""
+    return kernel_cmdline.build(host, "gem5", gem5_kernel_args(host, hz))
+
+
+def check_cmdlines(spec: Spec) -> None:
+    """SpecError where a host's kernel_args holds a protocol word, or its
+    command line, at its longest, does not fit gem5's loader."""
+    kernel_cmdline.check(spec, "gem5", lambda h: gem5_kernel_args(h, SMALLEST_HZ), MAX_CMDLINE_CHARS,
+                         "gem5's x86 loader")
+
+
+def gem5_kernel_args(host: Host, hz: int | None = None) -> list[str]:
+    """What gem5 needs on the command line besides the protocol's words.
 
     The kernel is told the TSC rate (`tsc_early_khz`) instead of timing it.
     With the kernel's HZ known, two calibrations are given their result: the
@@ -71,4 +90,4 @@ def gem5_cmdline(host: Host, hz: int | None = None) -> str:
         value = getattr(host.nic, key)
         if value != default:
             args.append(f"e1000.{param}=" + ",".join([str(value)] * host.nic.count))
-    return kernel_cmdline(host, "gem5", args)
+    return args

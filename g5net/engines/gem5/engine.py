@@ -38,7 +38,7 @@ from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
 from ...workloads import job
 from ..base import Artifacts, BootFailed, Engine, EngineInfo, Outcome, Progress
-from . import checkpoints, dist, doctor, gem5_args
+from . import checkpoints, cmdline, dist, doctor, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
 from .config_files import (
@@ -94,6 +94,7 @@ def check_spec(spec: Spec) -> None:
         if h.memory_mb > MAX_MEMORY_MB:
             raise Gem5Error(f"hosts.{h.name}.memory_mb: {h.memory_mb} exceeds the {MAX_MEMORY_MB} "
                             f"MiB that gem5's X86Board maps below its I/O hole")
+    cmdline.check_cmdlines(spec)
 
 
 def job_script(spec: Spec, host: Host) -> str:

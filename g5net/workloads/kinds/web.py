@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...errors import GuestError, SpecError
+from ...errors import GuestError, SpecError, quoted
 from ...spec import Spec, Workload
 from ..kind import WorkloadKind
 from ..shell import CLIENT_RETRY_S, cpu_list, pinned, quote, server_limit_s
@@ -30,7 +30,7 @@ class Web(WorkloadKind):
         if not w.file_bytes or not all(isinstance(b, int) and not isinstance(b, bool) and b > 0
                                        for b in w.file_bytes):
             raise SpecError(f"{key}.file_bytes: expected a list of positive byte counts, got "
-                            f"{w.file_bytes!r}")
+                            f"{quoted(w.file_bytes)}")
         if w.bytes or w.duration_s < 1 or w.duration_s != int(w.duration_s):
             raise SpecError(f"{key}.duration_s: web runs wrk for whole seconds (1 or more; bytes "
                             f"is not used), got duration_s = {w.duration_s}, bytes = {w.bytes}")
