@@ -57,7 +57,7 @@ def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path):
         with pytest.raises(RunnerError, match=r"sweep.json: damaged: TypeError engine options"):
             sweepdir.read(sd)
     sd.plan_json.write_text(json.dumps({**plan, "engine_options": {"gem5_args": ["--outdir=/"]}}))
-    with pytest.raises(UsageError, match="g5net sets --outdir itself"):
+    with pytest.raises(UsageError, match="gem5 reads it as --outdir, which g5net sets itself"):
         sweepdir.read(sd)
 
 

@@ -19,7 +19,7 @@ import pytest
 from conftest import EXAMPLES
 
 from g5net.machine.stop_signals import Stopped, unwind_on_stop
-from g5net.runs.rundir import TMP_PREFIX
+from g5net.machine.staged_dir import TMP_PREFIX
 
 G5NET = [sys.executable, "-m", "g5net.cli"]
 BOOTED = "G5NET-BOOTED"

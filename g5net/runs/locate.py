@@ -57,7 +57,7 @@ def _runs_below(folder: Path) -> tuple[RunDir, ...]:
     found = []
     for top, dirs, _ in os.walk(folder):
         here = Path(top)
-        if here != folder and RunDir(here).run_json.is_file():
+        if here != folder and os.path.lexists(RunDir(here).run_json):
             if _committed(here):
                 found.append(RunDir(here))
             dirs.clear()
