@@ -19,7 +19,7 @@ from .machine.stop_signals import Stopped, unwind_on_stop
 
 # Order is the order `g5net --help` lists them.
 COMMANDS = ("run", "sweep", "status", "collect", "console", "artifacts", "doctor", "system",
-            "stats", "report", "check", "study", "examples", "spec", "completion")
+            "stats", "report", "check", "study", "checkpoints", "examples", "spec", "completion")
 
 CONVENTIONS = """\
 Every command takes -q (no progress lines on stderr; results and errors still

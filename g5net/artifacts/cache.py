@@ -95,6 +95,25 @@ def locked(name: str, progress: Progress, shared: bool = False) -> Iterator[None
 
 
 @contextlib.contextmanager
+def locked_if_free(name: str) -> Iterator[bool]:
+    """Holds `locks/<name>.lock` exclusively if no other process holds it, for
+    work that must not wait (removing a checkpoint a run is restoring): yields
+    whether it got the lock."""
+    path = cache_dir() / "locks" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
 def staging(final: Path) -> Iterator[Path]:
     """A fresh directory beside `final`, published there when the block ends
     without error and removed otherwise: readers see a whole artifact or none.

@@ -63,6 +63,22 @@ class BootFailed(EngineError):
 
 
 @dataclass(frozen=True)
+class StoredCheckpoint:
+    """A boot checkpoint an engine keeps in g5net's cache (`g5net checkpoints`)."""
+    key: str
+    path: Path
+    size_bytes: int
+    created: float  # seconds since the epoch: when its boot finished
+    last_used: float  # when a run last restored it (`created` where none has)
+    # Whether this engine, as it is now, can restore it: a checkpoint booted by
+    # another gem5 binary or other configs is never used again.
+    current: bool
+    made_by: Mapping[str, str]  # what made it: the digests of the binary, configs, image
+    hosts: tuple[str, ...]  # each host as booted: name, CPUs, kernel
+    boot_wall_s: float
+
+
+@dataclass(frozen=True)
 class EngineInfo:
     name: str
     binary: Path
@@ -107,6 +123,15 @@ class Engine(abc.ABC):
     def checkpoint_built(self, key: str) -> bool:
         """Whether the boot checkpoint of `key` (checkpoint_key) is built."""
         return False
+
+    def stored_checkpoints(self) -> list[StoredCheckpoint]:
+        """Every boot checkpoint this engine keeps, oldest first."""
+        return []
+
+    def remove_checkpoint(self, key: str) -> bool:
+        """Remove the boot checkpoint of `key`, unless a run is booting or
+        restoring it now; whether it was removed."""
+        raise EngineError(f"the {self.name} engine keeps no checkpoints")
 
     def boards(self, spec: Spec) -> dict[str, str]:
         """Host -> the prefix of its statistics in the engine's stats.txt; empty

@@ -64,6 +64,25 @@ def built(key: str) -> bool:
     return Checkpoint(key, checkpoint_dir() / key[:32]).exists()
 
 
+def lock_name(key: str) -> str:
+    """The cache lock a checkpoint's boot holds exclusively and its restores share."""
+    return f"checkpoint-{key[:32]}"
+
+
+def stored() -> list["Checkpoint"]:
+    """Every complete checkpoint in the cache, with the state its boot.json records."""
+    found = []
+    for path in sorted(checkpoint_dir().glob("*/boot.json")):
+        try:
+            meta = json.loads(path.read_text())
+            ckpt = Checkpoint(meta["key"], path.parent, meta["state"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # not one of ours, or half-written by a g5net of another format
+        if ckpt.exists():
+            found.append(ckpt)
+    return found
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     key: str
@@ -85,6 +104,14 @@ class Checkpoint:
     def meta(self) -> Path:
         """boot.json: key, state, wall and simulated seconds of the boot."""
         return self.path / "boot.json"
+
+    @property
+    def used(self) -> Path:
+        """Touched by every restore: its modification time is when one last began."""
+        return self.path / "last-used"
+
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
 
     @property
     def boot_log(self) -> Path:

@@ -19,6 +19,7 @@ once per checkpoint.
 from __future__ import annotations
 
 import hashlib
+import json
 import shlex
 import shutil
 import time
@@ -26,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...artifacts.cache import locked, staging
+from ...artifacts.cache import locked, locked_if_free, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
@@ -37,7 +38,7 @@ from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
 from ...workloads import job
-from ..base import Artifacts, BootFailed, Engine, EngineInfo, Outcome, Progress
+from ..base import Artifacts, BootFailed, Engine, EngineInfo, Outcome, Progress, StoredCheckpoint
 from . import checkpoints, cmdline, dist, doctor, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state
@@ -215,6 +216,35 @@ class Gem5Engine(Engine):
     def checkpoint_built(self, key: str) -> bool:
         return checkpoints.built(key)
 
+    def stored_checkpoints(self) -> list[StoredCheckpoint]:
+        try:
+            gem5 = self.probe().digest
+        except EngineError:
+            gem5 = None  # no gem5 here: none of them can be restored now
+        now = {"gem5": gem5, "configs": configs_digest(boot=True), "per_host": dist_config_digest()}
+        out = []
+        for c in checkpoints.stored():
+            state = c.state
+            created = c.meta.stat().st_mtime
+            used = c.used.stat().st_mtime if c.used.exists() else created
+            current = state.get("gem5") == now["gem5"] and state.get("configs") == now["configs"] \
+                and state.get("per_host", now["per_host"]) == now["per_host"]
+            hosts = tuple(f"{h.get('name')} ({h.get('cpu.cores', 1) * h.get('cpu.threads_per_core', 1)} "
+                          f"CPU, {h.get('kernel')} kernel)" for h in state.get("hosts", []))
+            meta = json.loads(c.meta.read_text())
+            out.append(StoredCheckpoint(
+                c.key, c.path, c.size_bytes(), created, used, current,
+                {k: state[k] for k in ("gem5", "configs", "image") if k in state}, hosts,
+                float(meta.get("wall_s", 0.0))))
+        return sorted(out, key=lambda s: s.created)
+
+    def remove_checkpoint(self, key: str) -> bool:
+        with locked_if_free(checkpoints.lock_name(key)) as free:
+            if not free:
+                return False
+            shutil.rmtree(Checkpoint(key, checkpoints.checkpoint_dir() / key[:32]).path)
+            return True
+
     def boards(self, spec: Spec) -> dict[str, str]:
         return board_names(spec)
 
@@ -258,7 +288,10 @@ class Gem5Engine(Engine):
         except BootFailed as e:
             e.outcome.wall_s = time.monotonic() - start
             return e.outcome
-        return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
+        # Shared while it restores: `g5net checkpoints prune` removes none in use.
+        with locked(checkpoints.lock_name(ckpt.key), progress, shared=True):
+            ckpt.used.touch()
+            return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
 
     def booted(self, spec: Spec, artifacts: Artifacts, rd: RunDir, deadline: float,
                progress: Progress) -> tuple[Checkpoint, dict[str, float]]:
@@ -270,7 +303,7 @@ class Gem5Engine(Engine):
         if ckpt.exists():
             progress(f"restoring checkpoint {ckpt.path} (booted earlier)")
             return ckpt, {}
-        with locked(f"checkpoint-{ckpt.key[:32]}", progress):
+        with locked(checkpoints.lock_name(ckpt.key), progress):
             if ckpt.exists():
                 progress(f"restoring checkpoint {ckpt.path} (booted by another run meanwhile)")
                 return ckpt, {}
