@@ -1,6 +1,7 @@
 """`g5net examples` and the example paths of the help, from any folder."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -50,3 +51,14 @@ def test_example_paths_of_the_help_resolve_from_any_folder(tmp_path):
     # Only the bundled folders resolve: any other missing path stays missing.
     other = _g5net("system", "elsewhere/quickstart.toml", cwd=tmp_path)
     assert other.returncode == 2 and "elsewhere/quickstart.toml: cannot read spec" in other.stderr
+
+
+def test_a_dry_run_without_built_artifacts_lists_the_points_and_what_they_need(tmp_path):
+    env = {**os.environ, "G5NET_CACHE": str(tmp_path / "empty-cache")}
+    done = subprocess.run([sys.executable, "-m", "g5net", "study", "run", "niagara2-nic", "--dry-run",
+                           "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    points = json.loads(done.stdout)
+    assert len(points) == 6
+    assert all(p["run_id"] is None and p["missing"] == ["kernel-smp", "image"] for p in points)
+    assert not (tmp_path / "results").exists()

@@ -81,7 +81,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also rerun points whose run failed or timed out")
     p.add_argument("--dry-run", action="store_true",
                    help="list the points, their run ids and state, and the boots still needed; "
-                        "run nothing (needs built artifacts for the run ids)")
+                        "run nothing; a point whose kernel or image is not built yet is listed "
+                        "with what it needs and no run id (run ids hash the artifacts)")
     p.add_argument("--json", action="store_true",
                    help="with --dry-run: a JSON list, one object per point; else, once the sweep "
                         "ends, its summary as `g5net status --json` prints it")
@@ -162,10 +163,12 @@ def _boots(points: list[sweepdir.PlannedPoint]) -> int:
     """Boots that running `points` takes: each boot checkpoint not built yet once,
     however many points restore it; every host of a point that has none (QEMU)."""
     new = {p.checkpoint for p in points if p.checkpoint and not _built(p)}
-    return len(new) + sum(len(p.spec["hosts"]) for p in points if not p.checkpoint)
+    return len(new) + sum(len(p.spec["hosts"]) for p in points if not p.checkpoint and not p.missing)
 
 
 def _boot_cell(p: sweepdir.PlannedPoint) -> str:
+    if p.missing:
+        return f"needs {', '.join(p.missing)}"
     if not p.checkpoint:
         return f"boots {len(p.spec['hosts'])} hosts"
     return f"checkpoint {p.checkpoint[:8]} {'built' if _built(p) else 'to boot'}"
@@ -224,11 +227,13 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int
     rows: list[dict[str, Any]] = []
     todo = []
     for p in plan.points:
-        state = store.status_of(sd.store, p) or store.PENDING
+        # A point whose artifacts are not built has no run id, and no run yet.
+        state = (store.status_of(sd.store, p) if p.run_id else None) or store.PENDING
         to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state != "done")
         todo += [p] * to_run
-        rows.append({"index": p.index, "run_id": p.run_id, "dir": p.dir_name, "state": state,
-                     "will_run": to_run, "checkpoint": p.checkpoint, "boot": _boot_cell(p),
+        rows.append({"index": p.index, "run_id": p.run_id or None, "dir": p.dir_name if p.run_id else None,
+                     "state": state, "will_run": to_run, "checkpoint": p.checkpoint,
+                     "boot": _boot_cell(p), "missing": list(p.missing),
                      "params": p.params, "resources": p.resources.to_dict()})
     if args.json:
         print(json.dumps(rows, indent=1))
@@ -237,8 +242,13 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int
         params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
         res = r["resources"]
         tasks = f" in {res['tasks']} tasks" if res["tasks"] > 1 else ""
-        print(f"{r['index']:4d}  {r['run_id'][:12]}  {r['state']:<16} {r['boot']:<28} "
+        print(f"{r['index']:4d}  {(r['run_id'] or 'unbuilt')[:12]:<12}  {r['state']:<16} {r['boot']:<28} "
               f"{res['cpus']} cpu{tasks} {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  "
               f"{params}")
-    print(f"\n{len(rows)} points; {len(todo)} to run, needing {_boots(todo)} boots")
+    unbuilt = sorted({a for p in plan.points for a in p.missing})
+    waiting = sum(bool(p.missing) for p in todo)
+    print(f"\n{len(rows)} points; {len(todo)} to run, needing {_boots(todo)} boots"
+          + (f" besides those of the {waiting} points whose {', '.join(unbuilt)} are not built "
+             f"yet (their run ids and boots follow once built: `g5net artifacts build --for "
+             f"{plan.source}`)" if unbuilt else ""))
     return 0

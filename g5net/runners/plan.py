@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool = True,
          options: EngineOptions = EngineOptions()) -> Plan:
     """Resolve artifacts and engines once, here, so that workers never build;
-    every point runs with the user's engine `options`."""
+    every point runs with the user's engine `options`. Without `build` (a dry
+    run), a point whose artifacts are not built yet names them (`missing`),
+    with no run id or checkpoint key: they hash what the artifacts hold."""
     # Imported here: status and collect read plans where no engine is installed.
     from .. import engines
     from ..runs import execute as run
@@ -36,6 +38,10 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
         except EngineError as e:
             raise SpecError(f"sweep point {p.index} ({p.label}): {e}") from None
         variants = tuple(sorted({h.kernel for h in p.spec.hosts}))
+        missing = () if build else tuple(run.unbuilt_artifacts(p.spec))
+        if missing:
+            points.append(PlannedPoint.of(p, "", None, missing))
+            continue
         if variants not in arts:
             arts[variants] = run.resolve_artifacts(p.spec, progress, build=build)
         points.append(PlannedPoint.of(

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import artifacts, engines
 from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
-from ..errors import BootError, GuestError, OutputError, os_error_text
+from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error_text
 from ..guest.protocol import panic_line
 from ..machine import atomic
 from ..metrics import derive as run_metrics
@@ -37,6 +37,26 @@ def resolve_artifacts(spec: Spec, progress: Progress, build: bool = True) -> Art
     image = artifacts.image(build=build, progress=progress,
                             needed_by=f"{spec.experiment.name}: every host boots it")
     return Artifacts(kernels=kernels, image=image)
+
+
+def unbuilt_artifacts(spec: Spec) -> list[str]:
+    """The artifacts `spec` boots that are not built yet, by name (`kernel-smp`,
+    `image`): what a dry run says it would build first."""
+    missing = []
+    for v in sorted({h.kernel for h in spec.hosts}):
+        try:
+            artifacts.kernel(v, build=False, progress=_silent)
+        except ArtifactError:
+            missing.append(f"kernel-{v}")
+    try:
+        artifacts.image(build=False, progress=_silent)
+    except ArtifactError:
+        missing.append("image")
+    return missing
+
+
+def _silent(_: str) -> None:
+    pass
 
 
 def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]:

@@ -82,14 +82,18 @@ class PlannedPoint:
     # The boot checkpoint the point restores (gem5), shared by the points with
     # the same key; None where every run boots its hosts (QEMU).
     checkpoint: str | None = None
+    # Only in a dry run's plan: the artifacts not built yet, without which the
+    # point has no run id ("") nor checkpoint key. Such a plan is never written.
+    missing: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, point: Point, run_id: str, checkpoint: str | None = None) -> PlannedPoint:
+    def of(cls, point: Point, run_id: str, checkpoint: str | None = None,
+           missing: tuple[str, ...] = ()) -> PlannedPoint:
         """A point of a sweep under the run id its spec, artifacts and engine give it,
         needing the resources its engine says."""
         resources = engines.get(point.spec.experiment.engine).resources(point.spec)
         return cls(point.index, run_id, point.spec.experiment.name, point.params,
-                   point.spec.to_dict(), resources, checkpoint)
+                   point.spec.to_dict(), resources, checkpoint, missing)
 
     @property
     def dir_name(self) -> str:
@@ -121,6 +125,10 @@ class Plan:
 
 def write(sd: SweepDir, plan: Plan) -> None:
     """Replace the plan whole: a reader never sees half of it."""
+    unbuilt = [p.index for p in plan.points if p.missing]
+    if unbuilt:
+        raise RunnerError(f"internal: a dry run's plan (points {unbuilt} lack artifacts) is "
+                          f"never written")
     sd.path.mkdir(parents=True, exist_ok=True)
     data = {"version": PLAN_VERSION, "source": plan.source, "parameters": list(plan.parameters),
             "engine_options": plan.options.to_dict(), "points": [p.to_dict() for p in plan.points]}
