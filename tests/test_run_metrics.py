@@ -11,7 +11,8 @@ from g5net.metrics import profile
 from g5net.runs.rundir import RunDir
 from g5net.stats import host_metrics, iter_dumps
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "gem5-stats"
+# Real stats.txt files of gem5 2016, 2020 and v24 (full system and SE, x86 and Arm).
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stats-generations"
 TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"
 
 
