@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
-from g5net.runs import execute as run  # noqa: E402
+from g5net.runners import execute as run  # noqa: E402
 from g5net.stats import iter_dumps  # noqa: E402
 
 SPEC = REPO / "examples" / "quickstart-gem5.toml"

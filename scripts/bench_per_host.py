@@ -31,7 +31,7 @@ from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
 from g5net.machine import wakeups  # noqa: E402
-from g5net.runs import execute as run  # noqa: E402
+from g5net.runners import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
 CASES = {"quickstart": REPO / "examples" / "quickstart-gem5.toml",

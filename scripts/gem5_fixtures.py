@@ -40,7 +40,7 @@ from g5net import spec as specmod  # noqa: E402
 from g5net.artifacts.cache import portable_text  # noqa: E402
 from g5net.metrics import derive as run_metrics  # noqa: E402
 from g5net.model import sweep  # noqa: E402
-from g5net.runs import execute as run  # noqa: E402
+from g5net.runners import execute as run  # noqa: E402
 from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 

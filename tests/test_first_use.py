@@ -16,7 +16,7 @@ from g5net import artifacts
 from g5net import spec as specmod
 from g5net.artifacts import kernels
 from g5net.commands.artifacts import kernels_for
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

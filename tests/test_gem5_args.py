@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from g5net.engines import EngineOptions
+from g5net import engines
 from g5net.engines.gem5 import Gem5Engine, gem5_args
 from g5net.errors import RunnerError, UsageError
+from g5net.model.options import EngineOptions
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
 
@@ -34,7 +35,7 @@ def test_flags_g5net_owns_or_that_are_not_flags_are_refused(arg, message):
 
 
 def test_only_flags_that_may_change_the_simulation_count():
-    words = EngineOptions.of(["--debug-flags=Ethernet,EthernetDMA", "--debug-file=eth.log",
+    words = engines.options(["--debug-flags=Ethernet,EthernetDMA", "--debug-file=eth.log",
                               "--path=a b"]).gem5_args
     assert words == ("--debug-flags=Ethernet,EthernetDMA", "--debug-file=eth.log", "--path=a b")
     assert gem5_args.simulated(words) == ("--path=a b",)
@@ -42,9 +43,10 @@ def test_only_flags_that_may_change_the_simulation_count():
 
 def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path):
     """Workers and SLURM jobs run with the plan's flags; a plan written before
-    flags were kept has none, and damaged ones read as a damaged plan."""
+    flags were kept has none, damaged ones read as a damaged plan, and the
+    engine refuses a flag it sets itself however the plan came to hold it."""
     sd = sweepdir.SweepDir(tmp_path)
-    options = EngineOptions.of(["--debug-flags=Ethernet", "--path=a b"])
+    options = engines.options(["--debug-flags=Ethernet", "--path=a b"])
     sweepdir.write(sd, sweepdir.Plan("s.toml", (), (), options))
     assert sweepdir.read(sd).options == options
     plan = json.loads(sd.plan_json.read_text())
@@ -58,7 +60,7 @@ def test_a_sweeps_plan_keeps_the_flags_for_its_workers(tmp_path):
             sweepdir.read(sd)
     sd.plan_json.write_text(json.dumps({**plan, "engine_options": {"gem5_args": ["--outdir=/"]}}))
     with pytest.raises(UsageError, match="gem5 reads it as --outdir, which g5net sets itself"):
-        sweepdir.read(sd)
+        engines.get("gem5", sweepdir.read(sd).options)
 
 
 @pytest.mark.gem5

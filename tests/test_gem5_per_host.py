@@ -25,7 +25,7 @@ from g5net import spec as specmod
 from g5net.engines.gem5.dist import SWITCH
 from g5net.machine.local_ports import listening_ports
 from g5net.machine.wakeups import polling_idle
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import SweepDir

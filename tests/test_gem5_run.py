@@ -17,7 +17,7 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
 from g5net.metrics import profile
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
 

@@ -15,7 +15,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.engines.gem5 import Gem5Engine
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]

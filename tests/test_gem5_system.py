@@ -17,7 +17,7 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines.gem5 import Gem5Engine
 from g5net.engines.gem5.boards import board_names
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 from g5net.stats import system
 
 pytestmark = pytest.mark.gem5

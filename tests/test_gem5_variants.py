@@ -13,7 +13,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 from g5net.stats import iter_dumps, system
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]

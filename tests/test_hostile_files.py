@@ -23,6 +23,7 @@ from g5net import cli, spec
 from g5net.errors import CorruptRunError, G5netError, RunnerError, StudyError
 from g5net.machine import bounded_read
 from g5net.machine.data_paths import child
+from g5net.runners.plan import planned
 from g5net.runs import record_schema, rundir, sweepdir
 from g5net.runs.sweepdir import SweepDir
 from g5net.study import builtin
@@ -252,7 +253,7 @@ def test_a_name_from_a_file_is_a_path_inside_its_folder_or_refused(name):
 def test_a_sweep_plan_naming_runs_outside_its_store_is_damaged(tmp_path, name):
     from g5net.model import sweep
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    points = tuple(sweepdir.PlannedPoint.of(p, f"{p.index:02d}" * 32) for p in s.points)
+    points = tuple(planned(p, f"{p.index:02d}" * 32) for p in s.points)
     sd = SweepDir(tmp_path / "sweep")
     sweepdir.write(sd, sweepdir.Plan("x", s.parameters, points))
     data = json.loads(sd.plan_json.read_text())

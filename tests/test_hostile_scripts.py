@@ -17,6 +17,7 @@ from g5net.errors import RunnerError
 from g5net.guest.kernel_cmdline import build as kernel_cmdline
 from g5net.model import sweep
 from g5net.runners import slurm
+from g5net.runners.plan import planned
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
 
 HOSTILE = ["a\nb", "x'y", 'x"y', "$(touch pwned)", "`id`", "a,b", "a b", "a;b", "a\rb", "\\"]
@@ -24,7 +25,7 @@ HOSTILE = ["a\nb", "x'y", 'x"y', "$(touch pwned)", "`id`", "a,b", "a b", "a;b", 
 
 def _points() -> list[PlannedPoint]:
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    return [PlannedPoint.of(p, "0" * 64) for p in s.points]
+    return [planned(p, "0" * 64) for p in s.points]
 
 
 def _bash_n(script: str, tmp_path: Path) -> None:

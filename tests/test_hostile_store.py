@@ -21,9 +21,10 @@ from g5net.engines.qemu import QemuEngine
 from g5net.errors import CorruptRunError, OutputError
 from g5net.machine import atomic
 from g5net.model import sweep
+from g5net.runners import execute as run
 from g5net.runners import local
 from g5net.runners import plan as planmod
-from g5net.runs import execute as run
+from g5net.runners.plan import planned
 from g5net.runs import record as run_record
 from g5net.runs import rundir, store, sweepdir
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
@@ -33,7 +34,7 @@ DAMAGE = {"truncated": b'{"run_id": "ab', "empty": b"", "binary": b"\x00\xff\xfe
 
 def _plan(spec_path: Path = EXAMPLES / "sweep-quick.toml") -> sweepdir.Plan:
     s = sweep.load(spec_path)
-    points = tuple(PlannedPoint.of(p, f"{p.index:02d}" * 32) for p in s.points)
+    points = tuple(planned(p, f"{p.index:02d}" * 32) for p in s.points)
     return sweepdir.Plan(str(spec_path), s.parameters, points)
 
 

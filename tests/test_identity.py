@@ -14,8 +14,8 @@ from g5net.artifacts.images import Image
 from g5net.artifacts.kernels import Kernel
 from g5net.engines.base import Artifacts, EngineInfo, Outcome
 from g5net.engines.qemu import QemuEngine
-from g5net.runs import identity
-from g5net.runs.execute import execute
+from g5net.model import identity
+from g5net.runners.execute import execute
 
 REPO = Path(__file__).resolve().parents[1]
 RECORDS = sorted([*REPO.glob("tests/fixtures/*/run.json"), *REPO.glob("studies/*/results/*/run.json")])

@@ -17,11 +17,13 @@ from pathlib import Path
 
 from g5net.guest.protocol import BEGIN, END
 from g5net.metrics import derive as run_metrics
+from g5net.model import identity
 from g5net.model.sweep import Point, Sweep, expand
-from g5net.runs import identity, rundir, sweepdir
+from g5net.runners.plan import planned
 from g5net.runs import record as run_record
+from g5net.runs import rundir, sweepdir
 from g5net.runs.rundir import RunDir
-from g5net.runs.sweepdir import PlannedPoint, SweepDir
+from g5net.runs.sweepdir import SweepDir
 from g5net.spec import Spec, from_dict
 from g5net.workloads import results as guest_results
 
@@ -219,7 +221,7 @@ def make_sweep(path: Path, ran: bool = True) -> Path:
     sweep's own writers: the plan (sweep.json) and, where it `ran`, every point's
     committed run in runs/ and a run still being written there."""
     sd, s = SweepDir(path), placement_sweep()
-    points = tuple(PlannedPoint.of(p, identity.spec_digest(p.spec)) for p in s.points)
+    points = tuple(planned(p, identity.spec_digest(p.spec)) for p in s.points)
     sweepdir.write(sd, sweepdir.Plan("test-sweep.toml", s.parameters, points))
     if ran:
         for p in s.points:

@@ -18,7 +18,7 @@ from g5net.engines.gem5.engine import Gem5Engine
 from g5net.engines.gem5.engine import check_spec as gem5_check_spec
 from g5net.errors import EngineError, Gem5Error, StatsParseError
 from g5net.metrics import profile
-from g5net.runs import identity
+from g5net.model import identity
 from g5net.spec import PC_SAMPLE_WINDOW_US, SpecError, from_dict
 from g5net.stats import pc_samples
 

@@ -19,13 +19,13 @@ from g5net import engines
 from g5net import spec as specmod
 from g5net.engines import qemu
 from g5net.engines.base import EngineInfo
-from g5net.engines.gem5 import engine as gem5_engine
 from g5net.engines.gem5 import dist, process
+from g5net.engines.gem5 import engine as gem5_engine
 from g5net.engines.gem5.checkpoints import Checkpoint
 from g5net.engines.gem5.config_files import configs_digest, dist_config_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import protocol
-from g5net.runs import identity
+from g5net.model import identity
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 

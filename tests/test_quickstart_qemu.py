@@ -16,7 +16,7 @@ from g5net import spec as specmod
 from g5net.artifacts import Image
 from g5net.cli import main
 from g5net.engines.base import Artifacts
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
 QUICKSTART = REPO / "examples" / "quickstart.toml"

@@ -11,13 +11,14 @@ from conftest import EXAMPLES
 from g5net.model import sweep
 from g5net.runners import local
 from g5net.runners.display import Display
+from g5net.runners.plan import planned
 from g5net.runs import store, sweepdir
-from g5net.runs.sweepdir import PlannedPoint, SweepDir
+from g5net.runs.sweepdir import SweepDir
 
 
 def _sweep_dir(tmp_path, count: int, **changes) -> tuple[SweepDir, sweepdir.Plan]:
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    points = tuple(dataclasses.replace(PlannedPoint.of(p, f"{p.index:02d}" * 32), **changes)
+    points = tuple(dataclasses.replace(planned(p, f"{p.index:02d}" * 32), **changes)
                    for p in s.points[:count])
     sd = SweepDir(tmp_path / "sweep")
     plan = sweepdir.Plan("test", s.parameters, points)

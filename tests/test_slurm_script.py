@@ -11,15 +11,16 @@ from conftest import EXAMPLES
 from g5net.errors import RunnerError
 from g5net.model import sweep
 from g5net.runners import slurm
-from g5net.runners.resources import Resources
-from g5net.runs.sweepdir import PlannedPoint, SweepDir
+from g5net.runners.plan import planned
+from g5net.runs.resources import Resources
+from g5net.runs.sweepdir import SweepDir
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
 def _points():
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    return [PlannedPoint.of(p, "0" * 64) for p in s.points]
+    return [planned(p, "0" * 64) for p in s.points]
 
 
 def test_sweep_quick_script_matches_golden():
@@ -57,7 +58,7 @@ def test_a_per_host_point_asks_for_one_task_per_host(tmp_path):
     spec = tmp_path / "fan-in.toml"
     spec.write_text((EXAMPLES / "switched-gem5.toml").read_text().replace(
         "[experiment]\n", "[experiment]\nprocesses = \"per-host\"\n", 1))
-    [point] = [PlannedPoint.of(p, "0" * 64) for p in sweep.load(spec).points]
+    [point] = [planned(p, "0" * 64) for p in sweep.load(spec).points]
     assert point.resources.tasks == 4 and point.resources.cpus == 4
     text = slurm.render(SweepDir(tmp_path / "sweep"), [point], None, {})
     assert "#SBATCH --ntasks=4\n#SBATCH --cpus-per-task=1\n" in text

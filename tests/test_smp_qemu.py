@@ -10,7 +10,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.engines import qemu
-from g5net.runs import execute as run
+from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -7,8 +7,7 @@ import pytest
 
 from g5net import spec
 from g5net.errors import SpecError
-from g5net.model import sweep
-from g5net.runs import identity
+from g5net.model import identity, sweep
 
 MINIMAL = """
 [hosts.server]

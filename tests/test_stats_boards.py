@@ -14,8 +14,9 @@ import pytest
 from g5net import cli
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
-from g5net.runs import identity, rundir
+from g5net.model import identity
 from g5net.runs import record as run_record
+from g5net.runs import rundir
 from g5net.runs.rundir import RunDir
 
 FIXTURE = RunDir(Path(__file__).parent / "fixtures" / "gem5-quickstart")

@@ -9,6 +9,7 @@ from conftest import EXAMPLES
 
 from g5net import cli
 from g5net.model import sweep
+from g5net.runners.plan import planned
 from g5net.runs import record as run_record
 from g5net.runs import rundir, store, sweepdir
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
@@ -24,7 +25,7 @@ def only_store_commands(monkeypatch):
 @pytest.fixture
 def sweep_dir(tmp_path):
     s = sweep.load(EXAMPLES / "sweep-quick.toml")
-    points = tuple(PlannedPoint.of(p, f"{p.index:02d}" * 32) for p in s.points)
+    points = tuple(planned(p, f"{p.index:02d}" * 32) for p in s.points)
     sd = SweepDir(tmp_path / "sweep")
     sweepdir.write(sd, sweepdir.Plan("examples/sweep-quick.toml", s.parameters, points))
     return sd

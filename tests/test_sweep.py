@@ -6,8 +6,7 @@ import pytest
 from conftest import EXAMPLES
 
 from g5net.errors import SpecError
-from g5net.model import sweep
-from g5net.runs import identity
+from g5net.model import identity, sweep
 
 
 def _expand(quickstart_text: str, table: str) -> sweep.Sweep:

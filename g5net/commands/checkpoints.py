@@ -15,7 +15,7 @@ from ..artifacts.cache import human_size
 from ..engines.base import StoredCheckpoint
 from ..errors import G5netError, UsageError
 from ..model import sweep as sweepmod
-from ..runs import execute
+from ..runners import execute
 from . import bundled_file
 
 DAY_S = 86400

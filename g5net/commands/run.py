@@ -11,7 +11,7 @@ from typing import Any
 from .. import engines
 from .. import spec as specmod
 from ..errors import EngineError
-from ..runs import execute as run
+from ..runners import execute as run
 from . import add_gem5_args, bundled_file
 
 DEFAULT_STORE = Path("results")
@@ -78,7 +78,7 @@ def best_engine(log) -> str:
 
 def main(args: argparse.Namespace) -> int:
     log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
-    options = engines.EngineOptions.of(args.gem5_arg)
+    options = engines.options(args.gem5_arg)
     spec = specmod.load(args.spec)
     if args.engine:
         spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)

@@ -137,7 +137,7 @@ def main(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     _check_flags(args)
     # In the plan: a flag that changes the simulation changes the run ids.
-    options = engines.EngineOptions.of(args.gem5_arg)
+    options = engines.options(args.gem5_arg)
     sweep = sweepmod.load(args.spec, args.max_points)
     # experiment.name is validated as one plain file name: this stays in results/.
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name

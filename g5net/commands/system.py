@@ -12,7 +12,7 @@ from typing import Any
 from .. import engines
 from .. import spec as specmod
 from ..errors import Gem5Error
-from ..runs import execute as run
+from ..runners import execute as run
 from ..stats import system
 from . import add_gem5_args, bundled_file
 
@@ -90,7 +90,7 @@ def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
 
 def main(args: argparse.Namespace) -> int:
     spec = specmod.load(args.spec)
-    engine = engines.get("gem5", engines.EngineOptions.of(args.gem5_arg))
+    engine = engines.get("gem5", engines.options(args.gem5_arg))
     # No usable gem5, or a spec it cannot build: said before any artifact is built.
     engine.usable(spec)
     arts = run.resolve_artifacts(spec, progress=lambda m: print(m, file=sys.stderr))

@@ -6,11 +6,20 @@ imports it; callers ask the `Engine` (base.py) what they need.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..errors import EngineError
+from ..model.options import EngineOptions
 from .base import Engine
-from .options import EngineOptions
 
 NAMES = ("qemu", "gem5")
+
+
+def options(gem5_args: Sequence[str] = ()) -> EngineOptions:
+    """The user's engine options, each checked by the engine it is for and
+    written as it reads them (UsageError naming the flag)."""
+    from .gem5 import gem5_args as gem5
+    return EngineOptions(gem5_args=gem5.check(gem5_args))
 
 
 def get(name: str, options: EngineOptions = EngineOptions()) -> Engine:

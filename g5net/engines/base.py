@@ -1,8 +1,8 @@
-"""What every engine provides; the run layer (`g5net.runs.execute`) drives it.
+"""What every engine provides; the run layer (`g5net.runners.execute`) drives it.
 
 An engine never reads TOML: it receives a validated `Spec`, the artifacts to
 boot, and the `RunDir` to write into, and reports what happened as an
-`Outcome`. Classifying that outcome into a run status is `g5net.runs.execute`'s job.
+`Outcome`. Classifying that outcome into a run status is `g5net.runners.execute`'s job.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..artifacts import Image, Kernel, cache_dir
 from ..artifacts.cache import sha256_file
 from ..errors import EngineError
 from ..machine import atomic
-from ..runners.resources import Resources
+from ..runs.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Spec
 
@@ -96,7 +96,7 @@ class Engine(abc.ABC):
         """The binary this engine would run; EngineError saying how to get one if absent."""
 
     def identity(self, spec: Spec) -> dict[str, str]:
-        """The engine's part of a run id of `spec` (g5net.runs.identity): what of
+        """The engine's part of a run id of `spec` (g5net.model.identity): what of
         the engine decides the run. Its name and digest; an engine adds what
         else `spec` makes it execute."""
         info = self.info()

@@ -25,7 +25,7 @@ from ..guest import kernel_cmdline
 from ..guest.protocol import BEGIN, BOOTED, END
 from ..machine.local_ports import free_ports, listening_ports
 from ..machine.parent_death import die_with_parent
-from ..runners.resources import Resources
+from ..runs.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
 from ..workloads import job

@@ -43,8 +43,8 @@ from typing import Any, Callable, Mapping
 
 from .. import spec as specmod
 from ..errors import SpecError, quoted
-from ..runs import identity
 from ..spec import Spec
+from . import identity
 
 ZIP = "zip"
 DERIVE = "derive"

@@ -6,13 +6,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from ..engines.options import EngineOptions
 from ..errors import EngineError, SpecError
-from ..model.sweep import Sweep
+from ..model.options import EngineOptions
+from ..model.sweep import Point, Sweep
 from ..runs.sweepdir import Plan, PlannedPoint
 
 if TYPE_CHECKING:
     from ..engines.base import Artifacts, Engine
+
+
+def planned(point: Point, run_id: str, checkpoint: str | None = None,
+            missing: tuple[str, ...] = ()) -> PlannedPoint:
+    """A point of a sweep under the run id its spec, artifacts and engine give it,
+    needing the resources its engine says."""
+    from .. import engines
+    resources = engines.get(point.spec.experiment.engine).resources(point.spec)
+    return PlannedPoint(point.index, run_id, point.spec.experiment.name, point.params,
+                        point.spec.to_dict(), resources, checkpoint, missing)
 
 
 def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool = True,
@@ -23,8 +33,8 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
     with no run id or checkpoint key: they hash what the artifacts hold."""
     # Imported here: status and collect read plans where no engine is installed.
     from .. import engines
-    from ..runs import execute as run
-    from ..runs import identity
+    from ..model import identity
+    from . import execute as run
     used: dict[str, Engine] = {}
     arts: dict[tuple[str, ...], Artifacts] = {}
     points = []
@@ -40,11 +50,11 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
         variants = tuple(sorted({h.kernel for h in p.spec.hosts}))
         missing = () if build else tuple(run.unbuilt_artifacts(p.spec))
         if missing:
-            points.append(PlannedPoint.of(p, "", None, missing))
+            points.append(planned(p, "", None, missing))
             continue
         if variants not in arts:
             arts[variants] = run.resolve_artifacts(p.spec, progress, build=build)
-        points.append(PlannedPoint.of(
+        points.append(planned(
             p, identity.run_id(p.spec, arts[variants].digests(), engine.identity(p.spec)),
             engine.checkpoint_key(p.spec, arts[variants])))
     return Plan(source, sweep.parameters, tuple(points), options)

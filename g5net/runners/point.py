@@ -15,9 +15,9 @@ from pathlib import Path
 from ..errors import G5netError, RunnerError
 from ..machine.stop_signals import unwind_on_stop
 from ..model.numerals import ascii_int
-from ..runs import execute as run
 from ..runs import store
 from ..runs.sweepdir import SweepDir, read
+from . import execute as run
 
 
 def run_point(sd: SweepDir, index: int) -> str:

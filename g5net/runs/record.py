@@ -1,8 +1,8 @@
-"""What a run's `run.json` says, built in this one place: by `g5net.runs.execute` for a
+"""What a run's `run.json` says, built in this one place: by `g5net.runners.execute` for a
 run it executes, and by the sweep's run store for a point whose worker died
 before it could write one.
 
-    run_id, name, status        the run's identity and outcome (g5net/runs/execute.py lists the statuses)
+    run_id, name, status        the run's identity and outcome (g5net/runners/execute.py lists the statuses)
     g5net_version, host         what ran it, and where (node, user)
     g5net_revision              the git commit of the checkout it ran from (-dirty: with
                                 changes); null from an installed wheel
@@ -12,7 +12,7 @@ before it could write one.
                                 for it, kernels and image, and host -> the prefix of its
                                 statistics
     identity                    when an engine ran: the version of the run id's computation
-                                and the engine's part of it (g5net/runs/identity.py)
+                                and the engine's part of it (g5net/model/identity.py)
     failure                     when status is not `done`: reasons, log and console tails
 
 A record committed to a repository (a study's results, a test fixture) is

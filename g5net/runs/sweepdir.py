@@ -18,16 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import engines
 from .. import spec as specmod
-from ..engines.options import EngineOptions
 from ..errors import RunnerError, quoted
 from ..machine import atomic, bounded_read
 from ..machine.data_paths import checked_name
-from ..model.sweep import Point
-from ..runners.resources import Resources
+from ..model.options import EngineOptions
 from ..spec import Spec
 from . import rundir
+from .resources import Resources
 
 PLAN_VERSION = 1
 
@@ -85,15 +83,6 @@ class PlannedPoint:
     # Only in a dry run's plan: the artifacts not built yet, without which the
     # point has no run id ("") nor checkpoint key. Such a plan is never written.
     missing: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, point: Point, run_id: str, checkpoint: str | None = None,
-           missing: tuple[str, ...] = ()) -> PlannedPoint:
-        """A point of a sweep under the run id its spec, artifacts and engine give it,
-        needing the resources its engine says."""
-        resources = engines.get(point.spec.experiment.engine).resources(point.spec)
-        return cls(point.index, run_id, point.spec.experiment.name, point.params,
-                   point.spec.to_dict(), resources, checkpoint, missing)
 
     @property
     def dir_name(self) -> str:

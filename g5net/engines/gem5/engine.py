@@ -31,14 +31,22 @@ from ...artifacts.cache import locked, locked_if_free, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
-from ...runners.resources import Resources
+from ...runs.resources import Resources
 from ...runs.rundir import RunDir
 from ...spec import Host, Spec
 from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
 from ...workloads import job
-from ..base import Artifacts, BootFailed, Engine, EngineInfo, Outcome, Progress, StoredCheckpoint
+from ..base import (
+    Artifacts,
+    BootFailed,
+    Engine,
+    EngineInfo,
+    Outcome,
+    Progress,
+    StoredCheckpoint,
+)
 from . import checkpoints, cmdline, dist, doctor, gem5_args
 from .boards import board_names, console_file, console_socket
 from .checkpoints import Checkpoint, boot_state

@@ -1,6 +1,6 @@
 """Flags a user passes to gem5 itself (`--gem5-arg`), e.g. `--debug-flags=Ethernet`.
 
-They travel as an engine option (g5net/engines/options.py): a sweep's plan
+They travel as an engine option (g5net/model/options.py): a sweep's plan
 holds them for its point processes and SLURM jobs. gem5 gets them before its
 config script, in the measured phase and when `g5net system` builds a system: the boot checkpoint is shared by runs and
 never sees them.

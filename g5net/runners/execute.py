@@ -18,10 +18,12 @@ from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error
 from ..guest.protocol import panic_line
 from ..machine import atomic
 from ..metrics import derive as run_metrics
+from ..model import identity
+from ..model.options import EngineOptions
+from ..runs import record as run_record
+from ..runs import rundir
 from ..spec import Spec
 from ..workloads import results as guest_results
-from . import identity, rundir
-from . import record as run_record
 
 CONSOLE_TAIL_CHARS = 3000
 
@@ -88,7 +90,7 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
 
 def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True,
             arts: Artifacts | None = None,
-            options: engines.EngineOptions = engines.EngineOptions()) -> rundir.RunDir:
+            options: EngineOptions = EngineOptions()) -> rundir.RunDir:
     """Run `spec` into a new run directory under `store`; returns the committed directory.
 
     The directory appears under its final name only when run.json holds the final
