@@ -67,7 +67,7 @@ def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: Ru
         assert (per_host_run.m5out / name / "config.ini").is_file(), name
     assert per_host_run.host_stats("server").is_file()
     mine, theirs = (json.loads(p.read_text()) for p in (per_host_run.results_json,
-                                                        ONE_PROCESS / "results.json"))
+                                                        ONE_PROCESS.results_json))
     assert mine.keys() == theirs.keys() == {"server", "client"}
     stream_mine = mine["client"]["workloads"]["stream"]["throughput_mbps"]
     stream_theirs = theirs["client"]["workloads"]["stream"]["throughput_mbps"]
