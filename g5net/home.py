@@ -24,9 +24,10 @@ DIRS = ("configs", "workloads", "kernels", "disk-images", "studies", "examples")
 # What a wheel carries besides: the reference expectations (`g5net check --expect`).
 SHIPPED = (*DIRS, "results/expectations")
 # The folders whose files a user names on the command line (`g5net run
-# examples/quickstart.toml`, `--expect results/expectations/quickstart.toml`):
-# found in g5net's own tree where the working directory has no such file.
-BUNDLED = ("examples", "results/expectations")
+# examples/quickstart.toml`, `--expect results/expectations/quickstart.toml`,
+# `g5net report studies/10gbe/results`): found in g5net's own tree where the
+# working directory has no such file.
+BUNDLED = ("examples", "results/expectations", "studies")
 ENV = "G5NET_HOME"
 CHECKOUT = Path(__file__).resolve().parents[1]
 PACKAGED = Path(__file__).resolve().parent / "tree"
@@ -65,13 +66,13 @@ def check(root: Path = REPO) -> None:
 
 
 def bundled(path: Path) -> Path:
-    """`path` as given, or g5net's own copy of it where it names a file under one
-    of BUNDLED that the working directory lacks: the examples in every
+    """`path` as given, or g5net's own copy of it where it names a file or folder
+    under one of BUNDLED that the working directory lacks: the examples in every
     `--help` work from any folder, with an installed g5net too."""
     if path.exists() or path.is_absolute():
         return path
     own = REPO / path
-    if any(path.as_posix().startswith(d + "/") for d in BUNDLED) and own.is_file():
+    if any(path.as_posix().startswith(d + "/") for d in BUNDLED) and own.exists():
         return own
     return path
 

@@ -57,3 +57,32 @@ def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
     assert [p["run_id"] for p in json.loads(dry.stdout)] == [p["run_id"] for p in json.loads(ours.stdout)]
     assert len(json.loads(dry.stdout)) == 6
     assert not (elsewhere / "results").exists()
+
+    # The help's examples, as a new user types them in a folder of their own:
+    # each runs, or dry-runs, and writes only under that folder.
+    examples = [
+        ["examples"], ["examples", "quickstart", "sweep-quick"],
+        ["sweep", "examples/sweep-quick.toml", "--dry-run"],
+        ["study", "list", "--json"],
+        ["study", "run", "niagara2-nic", "--scale", "quick", "--dry-run"],
+        ["study", "report", "niagara2-nic"],
+        ["report", "studies/10gbe/results", "--out", "report/10gbe", "--x", "nic.mtu", "--y",
+         "throughput_mbps", "--hue", "cpu.model", "--where", "window_bytes=65536"],
+        ["artifacts", "list", "--json"], ["spec", "--schema"], ["checkpoints", "list"],
+        ["checkpoints", "prune", "--stale", "--dry-run"],
+    ]
+    tree = site / "g5net" / "tree"
+    before = {p: p.stat().st_mtime_ns for p in tree.rglob("*")}
+    for args in examples:
+        done = _run([g5net_bin, *args], elsewhere)
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+    assert (elsewhere / "examples" / "quickstart.toml").is_file()
+    assert (elsewhere / "studies" / "niagara2-nic" / "report" / "report.md").is_file()
+    assert (elsewhere / "report" / "10gbe").is_dir()
+    # The expectations file of `g5net check --help` is found too (these runs are
+    # not the quickstart's, so its checks may fail: exit 1, not 2).
+    checked = _run([g5net_bin, "check", "studies/sockets/results", "--expect",
+                    "results/expectations/quickstart.toml"], elsewhere)
+    assert checked.returncode in (0, 1), checked.stderr
+    # Nothing was written into the installed package.
+    assert {p: p.stat().st_mtime_ns for p in tree.rglob("*")} == before

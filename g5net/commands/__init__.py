@@ -9,14 +9,15 @@ from .. import home
 
 
 def bundled_file(text: str) -> Path:
-    """An argparse type for a spec or expectations file: as typed, or the copy in
-    g5net's own tree of `examples/NAME.toml` (g5net/home.py's bundled)."""
+    """An argparse type for a spec, expectations file or study's results: as
+    typed, or the copy in g5net's own tree of `examples/NAME.toml` or
+    `studies/NAME/results` (g5net/home.py's bundled)."""
     return home.bundled(Path(text))
 
 
 def add_source(p: argparse.ArgumentParser) -> None:
     """The positional SOURCE of every command that reads runs (g5net/runs/locate.py)."""
-    p.add_argument("source", type=Path, metavar="SWEEPDIR|RUNDIR|FOLDER",
+    p.add_argument("source", type=bundled_file, metavar="SWEEPDIR|RUNDIR|FOLDER",
                    help="a sweep directory (the --out of g5net sweep), a run directory, or a "
                         "folder of run directories (results/ after several g5net run)")
 
@@ -32,6 +33,6 @@ def add_gem5_args(p: argparse.ArgumentParser) -> None:
 
 def add_sources(p: argparse.ArgumentParser) -> None:
     """One or more SOURCEs, read together (g5net report)."""
-    p.add_argument("sources", type=Path, nargs="+", metavar="SWEEPDIR|RUNDIR|FOLDER",
+    p.add_argument("sources", type=bundled_file, nargs="+", metavar="SWEEPDIR|RUNDIR|FOLDER",
                    help="sweep directories (the --out of g5net sweep), run directories, or "
                         "folders of run directories (results/ after several g5net run)")
