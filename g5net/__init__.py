@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-# The one version source (pyproject.toml reads it).
-__version__ = "0.2.0"
+from .version import __version__
+
+__all__ = ["__version__", "load", "load_curves", "load_stats", "study_results"]
 
 # pandas and the readers are imported only when a function is called: `import
 # g5net` stays as quick as the command line's start.

@@ -13,7 +13,8 @@ import signal
 import sys
 import traceback
 
-from . import __version__, home
+from . import home
+from .version import __version__
 from .errors import G5netError, os_error_text
 from .machine.stop_signals import Stopped, unwind_on_stop
 

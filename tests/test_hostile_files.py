@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from g5net import cli, spec
 from g5net.errors import CorruptRunError, G5netError, RunnerError, StudyError
 from g5net.machine import bounded_read
-from g5net.machine.data_paths import child
+from g5net.model.data_paths import child
 from g5net.runners.plan import planned
 from g5net.runs import record_schema, rundir, sweepdir
 from g5net.runs.sweepdir import SweepDir

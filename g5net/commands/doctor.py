@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from .. import __version__, artifacts, engines, home
+from .. import artifacts, engines, home
+from ..version import __version__
 from ..errors import G5netError
 
 

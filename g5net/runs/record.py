@@ -31,7 +31,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, home
+from .. import home
+from ..version import __version__
 from ..artifacts import cache as artifact_cache
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from .. import spec as specmod
 from ..errors import RunnerError, quoted
 from ..machine import atomic, bounded_read
-from ..machine.data_paths import checked_name
+from ..model.data_paths import checked_name
 from ..model.options import EngineOptions
 from ..spec import Spec
 from . import rundir

@@ -67,7 +67,7 @@ from typing import Any
 from ..artifacts.host import REPO
 from ..errors import StudyError, key_text, quoted
 from ..machine import bounded_read
-from ..machine.data_paths import checked_name
+from ..model.data_paths import checked_name
 from ..report.runs import Run
 from ..spec import plain_name
 

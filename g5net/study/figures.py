@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StudyError
-from ..machine.data_paths import child
+from ..model.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
 from ..report.runs import Run, selected
 from .builtin import Figure, metric
