@@ -21,8 +21,8 @@ from ..stats.export import CSV_HEADER, Rows, csv_rows, json_object, rows, units
 
 DUMP_WORDS = ("last", "all")
 # --dump all is printed once the whole file is parsed (a damaged dump prints
-# nothing); till then it is held in memory up to this size, then in a file.
-SPOOL_BYTES = 32 << 20
+# nothing); till then it is held in a temporary file, copied out this much at a time.
+COPY_BYTES = 1 << 20
 # The text table's name column is never narrower than this, however narrow
 # the terminal; a longer name overflows its line unpadded, so that every stat
 # stays one line (for grep and awk).
@@ -167,20 +167,27 @@ def _every_dump(path: Path) -> Iterator[Dump]:
 
 def _print_spooled(text: Iterable[str]) -> None:
     """`text` printed once all of it is made: nothing at all if making it fails."""
-    with tempfile.SpooledTemporaryFile(SPOOL_BYTES, mode="w+", encoding="utf-8") as spool:
-        spool.writelines(text)
+    # Bytes, encoded as stdout would: text mode would decode and encode them again.
+    # A file from the start, not a SpooledTemporaryFile: its memory phase and the
+    # copy into the file at rollover cost more than the file's writes.
+    out = sys.stdout
+    with tempfile.TemporaryFile() as spool:
+        for chunk in text:
+            spool.write(chunk.encode(out.encoding, out.errors))
+        out.flush()
         spool.seek(0)
-        shutil.copyfileobj(spool, sys.stdout)
+        shutil.copyfileobj(spool, out.buffer, COPY_BYTES)
 
 
 def _json(chosen: Iterable[tuple[Dump, Rows]], as_list: bool) -> Iterator[str]:
     objects = (json_object(dump_rows) for _, dump_rows in chosen)
+    # A dump's object is yielded as it is: megabytes, not copied once more.
     if not as_list:
-        yield from (f"{obj}\n" for obj in objects)  # exactly one
+        for obj in objects:  # exactly one
+            yield from (obj, "\n")
         return
-    yield "["
     for i, obj in enumerate(objects):
-        yield f"{',' if i else ''}\n{obj}"
+        yield from (",\n" if i else "[\n", obj)
     yield "\n]\n"
 
 
