@@ -173,7 +173,7 @@ def _print_spooled(text: Iterable[str]) -> None:
     out = sys.stdout
     with tempfile.TemporaryFile() as spool:
         for chunk in text:
-            spool.write(chunk.encode(out.encoding, out.errors))
+            spool.write(chunk.encode(out.encoding, out.errors or "strict"))
         out.flush()
         spool.seek(0)
         shutil.copyfileobj(spool, out.buffer, COPY_BYTES)
