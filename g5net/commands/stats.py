@@ -206,9 +206,10 @@ def _text(chosen: Iterable[tuple[Dump, Rows]], source: Source, headers: bool) ->
             workload = source.workload(dump.index)
             yield (("\n" if dump.index else "") + f"# dump {dump.index}"
                    + (f": workload {workload}" if workload else "") + f" (line {dump.line})\n")
-        for line in table_lines(list(zip(dump_rows.names, dump_rows.values, units(dump_rows))),
-                                columns):
-            yield f"{line}\n"
+        lines = table_lines(list(zip(dump_rows.names, dump_rows.values, units(dump_rows))),
+                            columns)
+        if lines:
+            yield from ("\n".join(lines), "\n")
 
 
 def table_lines(rows: Sequence[tuple[str, str, str]], columns: int) -> list[str]:
