@@ -125,4 +125,4 @@ def test_a_damaged_dump_after_good_ones_prints_nothing(fmt, tmp_path, capsys):
 
 def test_columns_of_a_dump_made_by_hand_are_its_stats_as_written():
     dump = Dump("test", 0, 1, {"a": Stat(3, description="Bytes (Byte)"), "b": Stat(math.inf)})
-    assert columns(dump) == (["a", "b"], ["3", "inf"], ["# Bytes (Byte)", "# "])
+    assert columns(dump) == (["a", "b"], ["3", "inf"], ["# Bytes (Byte)", "# "], ["inf"])

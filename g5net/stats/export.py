@@ -13,7 +13,6 @@ import re
 from collections.abc import Callable, Iterable
 from itertools import compress, repeat
 from json.encoder import encode_basestring_ascii  # json.dumps' own string encoder, in C
-from operator import not_
 from typing import NamedTuple
 
 from .model import Dump
@@ -59,7 +58,7 @@ class Rows(NamedTuple):
 def rows(dump: Dump, prefix: str | None = None, match: re.Pattern[str] | None = None) -> Rows:
     """The stats of `dump` whose full name starts with `prefix` + '.' (if given)
     and in which `match` finds a match (if given)."""
-    names, tokens, notes = columns(dump)
+    names, tokens, notes, numbers = columns(dump)
     tests: list[Iterable[object]] = []
     if prefix is not None:
         tests.append(map(str.startswith, names, repeat(f"{prefix}.")))
@@ -68,26 +67,22 @@ def rows(dump: Dump, prefix: str | None = None, match: re.Pattern[str] | None = 
     for test in tests:
         keep = list(test)
         names, tokens, notes = (list(compress(column, keep)) for column in (names, tokens, notes))
-    return Rows(names, _value_texts(tokens), notes)
+    return Rows(names, _value_texts(tokens, numbers), notes)
 
 
-def _value_texts(tokens: list[str]) -> list[str]:
+def _value_texts(tokens: list[str], numbers: list[str]) -> list[str]:
     """Each token as Python prints its number. Digits are printed as written
-    (ASCII, in a parsed dump) unless they begin with a 0; only the rest, about a
-    fifth of gem5's values, are made numbers, once per distinct token: a float's
-    repr is the dearest step of printing a dump. Tokens are checked (parse._number):
-    one is an int if its characters after the first are digits, but +1 is 1.0."""
-    plain = list(map(str.isdigit, tokens))
+    (ASCII, in a parsed dump) unless they begin with a 0; only the rest (`numbers`,
+    about a fifth of gem5's values) are made numbers, once per distinct token: a
+    float's repr is the dearest step of printing a dump. Tokens are checked
+    (parse._number): an int is digits, perhaps after a minus; the rest are floats."""
+    printed = dict.fromkeys(numbers, "")
     if _LEADING_ZERO.search(" " + " ".join(tokens)):
-        plain = [p and (t[0] != "0" or len(t) == 1) for p, t in zip(plain, tokens)]
-    others = list(compress(range(len(tokens)), map(not_, plain)))
-    printed = {tokens[i]: "" for i in others}
+        printed.update(dict.fromkeys((t for t in tokens if t[0] == "0" and len(t) > 1), ""))
     for t in printed:
-        printed[t] = str(int(t)) if t[1:].isdigit() and t[0] != "+" else repr(float(t))
-    texts = tokens.copy()
-    for i in others:
-        texts[i] = printed[tokens[i]]
-    return texts
+        printed[t] = str(int(t)) if t.isdigit() or t[0] == "-" and t[1:].isdigit() \
+            else repr(float(t))
+    return list(map(printed.get, tokens, tokens))
 
 
 def units(rows: Rows) -> list[str]:

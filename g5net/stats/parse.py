@@ -92,6 +92,9 @@ class _Split(NamedTuple):
     # The line from its first '#' on ('# description\n'), or '' if it has none.
     notes: dict[str, str]
     shares: dict[str, tuple[str, str]]  # the pdf% and cdf% tokens, of lines that have them
+    # The value tokens that are not plain digits, and perhaps some that are, in
+    # file order: those of _number's that a printer cannot print as written.
+    numbers: list[str]
 
 
 def _checked_dump(lines: Iterator[str], raw: list[str]) -> _Split | None:
@@ -101,8 +104,7 @@ def _checked_dump(lines: Iterator[str], raw: list[str]) -> _Split | None:
     # The parser's hot loop: a valid line costs a split and no call that can be
     # left to C once per dump (_all_numbers).
     add = raw.append
-    split = values, notes, shares = _Split({}, {}, {})
-    numbers: list[str] = []  # values that are not plain integers
+    split = values, notes, shares, numbers = _Split({}, {}, {}, [])
     percents: list[str] = []
     add_number = numbers.append
     blanks = 0
@@ -170,6 +172,9 @@ class Columns(NamedTuple):
     names: list[str]
     values: list[str]  # each a token that _number reads
     notes: list[str]  # '# description\n' as written: the description is note[1:].strip()
+    # Of `values` (of all the dump's, with or without a filter), those that are not
+    # plain digits, and perhaps some that are.
+    numbers: list[str]
 
 
 def columns(dump: Dump) -> Columns:
@@ -179,8 +184,9 @@ def columns(dump: Dump) -> Columns:
     if isinstance(dump.stats, _LineStats):
         return dump.stats.columns()
     stats = dump.stats.values()
-    return Columns(list(dump.stats), [str(s.value) for s in stats],
-                   [f"# {s.description}" for s in stats])
+    values = [str(s.value) for s in stats]
+    return Columns(list(dump.stats), values, [f"# {s.description}" for s in stats],
+                   [v for v in values if not v.isdigit()])
 
 
 class _LineStats(Mapping[str, Stat]):
@@ -195,7 +201,7 @@ class _LineStats(Mapping[str, Stat]):
     def __getitem__(self, name: str) -> Stat:
         stat = self._stats.get(name)
         if stat is None:
-            values, notes, shares = self._split
+            values, notes, shares, _ = self._split
             stat = self._stats[name] = _stat(values[name], notes[name], shares.get(name))
         return stat
 
@@ -206,8 +212,8 @@ class _LineStats(Mapping[str, Stat]):
         return len(self._split.values)
 
     def columns(self) -> Columns:
-        values, notes, _ = self._split
-        return Columns(list(values), list(values.values()), list(notes.values()))
+        values, notes, _, numbers = self._split
+        return Columns(list(values), list(values.values()), list(notes.values()), numbers)
 
     # Who asks for every stat gets them made at once, in file order, and the
     # dict's own views: several times faster than one __getitem__ per name.
@@ -218,7 +224,7 @@ class _LineStats(Mapping[str, Stat]):
         return self._every().values()
 
     def _every(self) -> dict[str, Stat]:
-        values, notes, shares = self._split
+        values, notes, shares, _ = self._split
         if len(self._stats) < len(values):
             self._stats = dict(zip(values, map(_stat, values.values(), notes.values(),
                                                map(shares.get, values))))
@@ -248,7 +254,7 @@ def _parse_line_by_line(lines: Iterable[str], where: str, first_line: int = 1,
                 if not marker:
                     continue
                 if marker == BEGIN and split is None:
-                    split, stats, begin_line = _Split({}, {}, {}), {}, lineno
+                    split, stats, begin_line = _Split({}, {}, {}, []), {}, lineno
                     continue
                 if marker == END and split is not None:
                     yield Dump(where, index, begin_line, _LineStats(split, stats))
@@ -262,6 +268,8 @@ def _parse_line_by_line(lines: Iterable[str], where: str, first_line: int = 1,
                                   f"begun at line {begin_line}")
         split.values[name] = fields[1]
         split.notes[name] = sep + note
+        if not fields[1].isdigit():
+            split.numbers.append(fields[1])
         if share is not None:
             split.shares[name] = share
         stats[name] = stat
