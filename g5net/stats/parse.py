@@ -92,8 +92,9 @@ class _Split(NamedTuple):
     # The line from its first '#' on ('# description\n'), or '' if it has none.
     notes: dict[str, str]
     shares: dict[str, tuple[str, str]]  # the pdf% and cdf% tokens, of lines that have them
-    # The value tokens that are not plain digits, and perhaps some that are, in
-    # file order: those of _number's that a printer cannot print as written.
+    # The value tokens that are not plain digits (and perhaps some that are), in
+    # file order: those that a printer must make numbers of to print them as
+    # Python does (as must it digits with leading zeros).
     numbers: list[str]
 
 
