@@ -70,7 +70,6 @@ test-fast: $(BIN)/.installed
 # FRESH=1: time make demo on an empty artifact cache instead (packages, kernel, image, run).
 bench: $(if $(FRESH),deps,artifacts)
 	$(BIN)/python scripts/bench.py $(if $(FRESH),--fresh)
-	$(BIN)/python scripts/bench_stats.py
 
 docs: $(BIN)/.installed
 	$(BIN)/python scripts/gen_docs.py

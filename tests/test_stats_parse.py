@@ -64,6 +64,7 @@ def test_dumps_are_numbered_and_streamed(tmp_path):
 
 @pytest.mark.parametrize("text, line, reason", [
     (dump_text("a 1", "b one # not a number"), 4, "'one' is not a number"),
+    (dump_text("a 1", "b \u0661\u0662 # digits, not ASCII"), 4, "'\u0661\u0662' is not a number"),
     (dump_text("a 1 2"), 3, "not a stat line"),
     (dump_text("a 1 50% 50"), 3, "expected a percentage, got '50'"),
     (dump_text("a 1 50% x%"), 3, "'x' is not a number"),

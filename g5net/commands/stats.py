@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-import math
 import os
 import re
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +17,13 @@ from ..model.numerals import ascii_int
 from ..runs import record as run_record
 from ..runs.rundir import RunDir
 from ..spec import NAME_PATTERN
-from ..stats import Dump, Stat, iter_dumps, read_dump
-from ..stats.units import split_unit
+from ..stats import Dump, iter_dumps, read_dump
+from ..stats.export import CSV_HEADER, Rows, csv_rows, json_object, rows, units
 
-# Which stats to print, by full name.
-Keep = Callable[[str], bool]
 DUMP_WORDS = ("last", "all")
+# --dump all is printed once the whole file is parsed (a damaged dump prints
+# nothing); till then it is held in a temporary file, copied out this much at a time.
+COPY_BYTES = 1 << 20
 # The text table's name column is never narrower than this, however narrow
 # the terminal; a longer name overflows its line unpadded, so that every stat
 # stays one line (for grep and awk).
@@ -82,7 +81,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "host_client_1); of a stats file, under the prefix NAME as written")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON (see below)")
-    fmt.add_argument("--csv", action="store_true", help="print CSV rows dump,name,value")
+    fmt.add_argument("--csv", action="store_true", help="print CSV (see below)")
     p.set_defaults(func=main)
 
 
@@ -106,15 +105,22 @@ def _regex(text: str) -> re.Pattern[str]:
 
 def main(args: argparse.Namespace) -> int:
     source = _source(args.file, args.host)
-    keep = _keep(args.match, source.prefix)
-    dumps = _select(source.stats_txt, _dump_index(source, args.dump, args.file))
+    choice = _dump_index(source, args.dump, args.file)
+    every = choice == "all"
+    dumps = _every_dump(source.stats_txt) if every else \
+        iter([read_dump(source.stats_txt, "last" if choice == "last" else int(choice))])
+    chosen = ((dump, rows(dump, source.prefix, args.match)) for dump in dumps)
+    if args.json:
+        text = _json(chosen, as_list=every)
+    elif args.csv:
+        text = _csv(chosen, source)
+    else:
+        text = _text(chosen, source, headers=every)
     try:
-        if args.json:
-            _print_json(dumps, keep, as_list=args.dump == "all")
-        elif args.csv:
-            _print_csv(dumps, keep, source)
+        if every:
+            _print_spooled(text)
         else:
-            _print_text(dumps, keep, source, headers=args.dump == "all")
+            sys.stdout.writelines(text)
     except BrokenPipeError:
         # The reader (head, less) had enough: not an error. Stdout goes to /dev/null
         # so that the interpreter's last flush does not fail on the pipe again.
@@ -152,79 +158,60 @@ def _dump_index(source: Source, choice: int | str, path: Path) -> int | str:
     return source.workloads.index(choice)
 
 
-def _keep(match: re.Pattern[str] | None, prefix: str | None) -> Keep:
-    return lambda name: ((prefix is None or name.startswith(f"{prefix}."))
-                         and (match is None or match.search(name) is not None))
-
-
-def _select(path: Path, choice: int | str) -> Iterator[Dump]:
-    """The chosen dumps, each as soon as it is read (`last` only at the end of the file).
-    `all` reads the file once more first, here, so that a damaged dump is found
-    before anything is printed."""
-    if choice == "all" and not sum(1 for _ in iter_dumps(path)):
+def _every_dump(path: Path) -> Iterator[Dump]:
+    """The dumps of `path` in file order, each as soon as it is read."""
+    count = 0
+    for count, dump in enumerate(iter_dumps(path), 1):
+        yield dump
+    if not count:
         raise StatsParseError(f"{path}: holds no stats dumps")
-    return _chosen(path, choice)
 
 
-def _chosen(path: Path, choice: int | str) -> Iterator[Dump]:
-    if choice == "all":
-        yield from iter_dumps(path)
-    else:
-        # One dump is read without parsing the ones before it.
-        yield read_dump(path, "last" if choice == "last" else int(choice))
+def _print_spooled(text: Iterable[str]) -> None:
+    """`text` printed once all of it is made: nothing at all if making it fails."""
+    # Bytes, encoded as stdout would: text mode would decode and encode them again.
+    # A file from the start, not a SpooledTemporaryFile: its memory phase and the
+    # copy into the file at rollover cost more than the file's writes.
+    out = sys.stdout
+    with tempfile.TemporaryFile() as spool:
+        for chunk in text:
+            spool.write(chunk.encode(out.encoding, out.errors or "strict"))
+        out.flush()
+        spool.seek(0)
+        shutil.copyfileobj(spool, out.buffer, COPY_BYTES)
 
 
-def _rows(dump: Dump, keep: Keep) -> list[tuple[str, Stat]]:
-    return [(name, stat) for name, stat in dump.items() if keep(name)]
-
-
-def _json_value(value: int | float) -> int | float | str:
-    return value if math.isfinite(value) else str(value)  # "nan", "inf", "-inf"
-
-
-def _json_stat(stat: Stat) -> dict[str, object]:
-    description, unit = split_unit(stat.description)
-    return {"value": _json_value(stat.value), "unit": unit, "description": description}
-
-
-def _print_json(dumps: Iterator[Dump], keep: Keep, as_list: bool) -> None:
-    # Written dump by dump so that --dump all on a large file runs in flat memory.
-    objects = ({name: _json_stat(stat) for name, stat in _rows(dump, keep)} for dump in dumps)
+def _json(chosen: Iterable[tuple[Dump, Rows]], as_list: bool) -> Iterator[str]:
+    objects = (json_object(dump_rows) for _, dump_rows in chosen)
+    # A dump's object is yielded as it is: megabytes, not copied once more.
     if not as_list:
         for obj in objects:  # exactly one
-            print(json.dumps(obj, indent=1))
+            yield from (obj, "\n")
         return
-    print("[", end="")
     for i, obj in enumerate(objects):
-        print("," if i else "", "\n", json.dumps(obj, indent=1), sep="", end="")
-    print("\n]")
+        yield from (",\n" if i else "[\n", obj)
+    yield "\n]\n"
 
 
-def _print_csv(dumps: Iterator[Dump], keep: Keep, source: Source) -> None:
-    out = csv.writer(sys.stdout, lineterminator="\n")
-    for i, dump in enumerate(dumps):
+def _csv(chosen: Iterable[tuple[Dump, Rows]], source: Source) -> Iterator[str]:
+    for i, (dump, dump_rows) in enumerate(chosen):
         # The header with the first dump, not before: a file with none prints nothing.
         if not i:
-            out.writerow(("dump", "workload", "name", "value", "unit", "description"))
-        workload = source.workload(dump.index) or ""
-        out.writerows((dump.index, workload, name, stat.value, unit or "", description)
-                      for name, stat in _rows(dump, keep)
-                      for description, unit in [split_unit(stat.description)])
+            yield CSV_HEADER
+        yield csv_rows(dump_rows, dump.index, source.workload(dump.index) or "")
 
 
-def _print_text(dumps: Iterator[Dump], keep: Keep, source: Source, headers: bool) -> None:
+def _text(chosen: Iterable[tuple[Dump, Rows]], source: Source, headers: bool) -> Iterator[str]:
     columns = shutil.get_terminal_size().columns
-    for dump in dumps:
+    for dump, dump_rows in chosen:
         if headers:
-            if dump.index:
-                print()
             workload = source.workload(dump.index)
-            print(f"# dump {dump.index}" + (f": workload {workload}" if workload else "")
-                  + f" (line {dump.line})")
-        rows = [(name, str(stat.value), split_unit(stat.description)[1] or "")
-                for name, stat in _rows(dump, keep)]
-        for line in table_lines(rows, columns):
-            print(line)
+            yield (("\n" if dump.index else "") + f"# dump {dump.index}"
+                   + (f": workload {workload}" if workload else "") + f" (line {dump.line})\n")
+        lines = table_lines(list(zip(dump_rows.names, dump_rows.values, units(dump_rows))),
+                            columns)
+        if lines:
+            yield from ("\n".join(lines), "\n")
 
 
 def table_lines(rows: Sequence[tuple[str, str, str]], columns: int) -> list[str]:

@@ -16,8 +16,7 @@ import io
 import os
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from itertools import chain
-from types import MappingProxyType
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from ..errors import StatsParseError
 from ..machine import bounded_read
@@ -59,7 +58,8 @@ def _parse(lines: Iterable[str], where: str, first_line: int = 1,
            first_index: int = 0) -> Iterator[Dump]:
     """The dumps of `lines` as _parse_line_by_line yields them, in about half its
     time: every line is checked here, but a stat becomes a Stat only when asked for
-    (_LineStats). Anything out of the ordinary (a malformed line, a bad number, a
+    (_LineStats), and a reader of every stat's text takes it as split here
+    (columns). Anything out of the ordinary (a malformed line, a bad number, a
     name twice) hands the input from the open dump's Begin marker on to
     _parse_line_by_line, which names the first error exactly.
     `first_line` and `first_index` number the first line and dump of `lines`, for a
@@ -75,9 +75,9 @@ def _parse(lines: Iterable[str], where: str, first_line: int = 1,
             continue
         replay = [line]
         if marker == BEGIN:
-            by_name = _checked_dump(lines, replay)
-            if by_name is not None:
-                yield Dump(where, index, lineno, _LineStats(by_name))
+            split = _checked_dump(lines, replay)
+            if split is not None:
+                yield Dump(where, index, lineno, _LineStats(split))
                 index += 1
                 lineno += len(replay) - 1
                 continue
@@ -85,15 +85,28 @@ def _parse(lines: Iterable[str], where: str, first_line: int = 1,
         return
 
 
-def _checked_dump(lines: Iterator[str], raw: list[str]) -> dict[str, str] | None:
-    """Each stat line of the dump that `raw` (its Begin marker) opens, by name,
-    read from `lines` up to its End marker; None at the first line out of the
-    ordinary or at the end of `lines`. Appends every line read to `raw`."""
+class _Split(NamedTuple):
+    """A dump's stat lines split, by name, in file order. Dicts of strings, not a
+    tuple per line: the garbage collector would walk each of those."""
+
+    values: dict[str, str]  # the value token
+    # The line from its first '#' on ('# description\n'), or '' if it has none.
+    notes: dict[str, str]
+    shares: dict[str, tuple[str, str]]  # the pdf% and cdf% tokens, of lines that have them
+    # The value tokens that are not plain digits (and perhaps some that are), in
+    # file order: those that a printer must make numbers of to print them as
+    # Python does (as must it digits with leading zeros).
+    numbers: list[str]
+
+
+def _checked_dump(lines: Iterator[str], raw: list[str]) -> _Split | None:
+    """The stat lines of the dump that `raw` (its Begin marker) opens, read from
+    `lines` up to its End marker; None at the first line out of the ordinary or at
+    the end of `lines`. Appends every line read to `raw`."""
     # The parser's hot loop: a valid line costs a split and no call that can be
     # left to C once per dump (_all_numbers).
     add = raw.append
-    by_name: dict[str, str] = {}
-    numbers: list[str] = []  # values that are not plain integers
+    split = values, notes, shares, numbers = _Split({}, {}, {}, [])
     percents: list[str] = []
     add_number = numbers.append
     blanks = 0
@@ -107,23 +120,27 @@ def _checked_dump(lines: Iterator[str], raw: list[str]) -> dict[str, str] | None
                 # Most values are unsigned integers: tested here, the rest at the End marker.
                 if not (value.isdigit() and value.isascii()):
                     add_number(value)
-                by_name[name] = line
+                # `rest` is the note: its '#' is the line's first (a value holding
+                # one fails as a number).
+                values[name] = value
+                notes[name] = rest
                 continue
-        fields = line.partition("#")[0].split()
-        if len(fields) == 2:
-            by_name[fields[0]] = line
+        head, sep, note = line.partition("#")
+        fields = head.split()
+        if len(fields) in (2, 4):
+            name = fields[0]
+            values[name] = fields[1]
+            notes[name] = sep + note
             add_number(fields[1])
-            continue
-        if len(fields) == 4:
-            by_name[fields[0]] = line
-            add_number(fields[1])
-            percents += fields[2:]
+            if len(fields) == 4:
+                shares[name] = fields[2], fields[3]
+                percents += fields[2:]
             continue
         marker = line.strip()
         if marker:
-            # A name seen twice leaves by_name short of the dump's stat lines.
-            closed = marker == END and len(by_name) == len(raw) - 2 - blanks
-            return by_name if closed and _all_numbers(numbers, percents) else None
+            # A name seen twice leaves `values` short of the dump's stat lines.
+            closed = marker == END and len(values) == len(raw) - 2 - blanks
+            return split if closed and _all_numbers(numbers, percents) else None
         blanks += 1
     return None
 
@@ -151,27 +168,54 @@ def _all_numbers(numbers: list[str], percents: list[str]) -> bool:
     return True
 
 
-class _LineStats(Mapping[str, Stat]):
-    """A dump's stats by name, each made a Stat from its line when first asked for:
-    a dump that is only counted or passed over costs no Stat at all. _parse has
-    checked every line, so making one cannot fail."""
+class Columns(NamedTuple):
+    """A dump's stat lines as written, in file order, a list per column."""
 
-    def __init__(self, lines: dict[str, str]) -> None:
-        self._lines = lines
-        self._stats: dict[str, Stat] = {}
+    names: list[str]
+    values: list[str]  # each a token that _number reads
+    notes: list[str]  # '# description\n' as written: the description is note[1:].strip()
+    # Of `values` (of all the dump's, with or without a filter), those that are not
+    # plain digits, and perhaps some that are.
+    numbers: list[str]
+
+
+def columns(dump: Dump) -> Columns:
+    """The stat lines of `dump` as written (of a dump made otherwise than by this
+    module, as its Stats would be written): for a reader of every stat's text,
+    who need not make a Stat of each."""
+    if isinstance(dump.stats, _LineStats):
+        return dump.stats.columns()
+    stats = dump.stats.values()
+    values = [str(s.value) for s in stats]
+    return Columns(list(dump.stats), values, [f"# {s.description}" for s in stats],
+                   [v for v in values if not v.isdigit()])
+
+
+class _LineStats(Mapping[str, Stat]):
+    """A dump's stats by name, each made a Stat from its split line when first
+    asked for: a dump that is only counted, passed over or printed as written costs
+    no Stat at all. _parse has checked every line, so making one cannot fail."""
+
+    def __init__(self, split: _Split, stats: dict[str, Stat] | None = None) -> None:
+        self._split = split
+        self._stats: dict[str, Stat] = {} if stats is None else stats
 
     def __getitem__(self, name: str) -> Stat:
         stat = self._stats.get(name)
         if stat is None:
-            head, _, description = self._lines[name].partition("#")
-            stat = self._stats[name] = _stat(head.split(), description)
+            values, notes, shares, _ = self._split
+            stat = self._stats[name] = _stat(values[name], notes[name], shares.get(name))
         return stat
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._lines)
+        return iter(self._split.values)
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._split.values)
+
+    def columns(self) -> Columns:
+        values, notes, _, numbers = self._split
+        return Columns(list(values), list(values.values()), list(notes.values()), numbers)
 
     # Who asks for every stat gets them made at once, in file order, and the
     # dict's own views: several times faster than one __getitem__ per name.
@@ -182,12 +226,10 @@ class _LineStats(Mapping[str, Stat]):
         return self._every().values()
 
     def _every(self) -> dict[str, Stat]:
-        if len(self._stats) < len(self._lines):
-            stats = {}
-            for name, line in self._lines.items():
-                head, _, description = line.partition("#")
-                stats[name] = _stat(head.split(), description)
-            self._stats = stats
+        values, notes, shares, _ = self._split
+        if len(self._stats) < len(values):
+            self._stats = dict(zip(values, map(_stat, values.values(), notes.values(),
+                                               map(shares.get, values))))
         return self._stats
 
 
@@ -195,51 +237,59 @@ def _parse_line_by_line(lines: Iterable[str], where: str, first_line: int = 1,
                         first_index: int = 0) -> Iterator[Dump]:
     """The reference grammar, one line at a time: slower than _parse, and the one
     that raises, naming the first line at fault."""
-    stats: dict[str, Stat] | None = None  # the open dump; None between dumps
+    split: _Split | None = None  # the open dump's lines; None between dumps
+    stats: dict[str, Stat] = {}  # the open dump's, made here to check each line
     begin_line = 0
     index = first_index
     lineno = first_line - 1
     for lineno, line in enumerate(lines, first_line):
         # partition + split are about four times faster than a regex here.
-        head, _, description = line.partition("#")
+        head, sep, note = line.partition("#")
         fields = head.split()
         try:
-            if len(fields) in (2, 4) and stats is not None:
+            if len(fields) in (2, 4) and split is not None:
                 name = fields[0]
-                stat = _stat(fields, description)
+                share = (fields[2], fields[3]) if len(fields) == 4 else None
+                stat = _stat(fields[1], sep + note, share)
             else:
                 marker = line.strip()
                 if not marker:
                     continue
-                if marker == BEGIN and stats is None:
-                    stats, begin_line = {}, lineno
+                if marker == BEGIN and split is None:
+                    split, stats, begin_line = _Split({}, {}, {}, []), {}, lineno
                     continue
-                if marker == END and stats is not None:
-                    yield Dump(where, index, begin_line, MappingProxyType(stats))
-                    stats, index = None, index + 1
+                if marker == END and split is not None:
+                    yield Dump(where, index, begin_line, _LineStats(split, stats))
+                    split, index = None, index + 1
                     continue
-                raise ValueError(_misplaced(marker, stats is not None, begin_line))
+                raise ValueError(_misplaced(marker, split is not None, begin_line))
         except ValueError as e:
             raise StatsParseError(f"{where}:{lineno}: {e}: {clip(line.rstrip())}") from None
         if name in stats:
             raise StatsParseError(f"{where}:{lineno}: {name} appears twice in the dump "
                                   f"begun at line {begin_line}")
+        split.values[name] = fields[1]
+        split.notes[name] = sep + note
+        if not fields[1].isdigit():
+            split.numbers.append(fields[1])
+        if share is not None:
+            split.shares[name] = share
         stats[name] = stat
-    if stats is not None:
+    if split is not None:
         raise StatsParseError(f"{where}:{begin_line}: dump {index} has no End marker "
                               f"(file ends at line {lineno}; gem5 still writing or killed?)")
 
 
-def _stat(fields: list[str], description: str) -> Stat:
-    """The Stat of a line split into `fields` (name value [pdf% cdf%]) and `description`."""
-    value = fields[1]
+def _stat(value: str, note: str, share: tuple[str, str] | None) -> Stat:
+    """The Stat of a stat line split (_Split)."""
     # Most values are unsigned integers: tested inline, they skip a call.
     number = int(value) if value.isdigit() and value.isascii() else _number(value)
+    description = note[1:].strip()
     # tuple.__new__ makes in C the tuple that Stat() makes through a Python __new__.
-    if len(fields) == 2:
-        return tuple.__new__(Stat, (number, None, None, description.strip()))
-    return tuple.__new__(Stat, (number, _percent(fields[2]), _percent(fields[3]),
-                                description.strip()))
+    if share is None:
+        return tuple.__new__(Stat, (number, None, None, description))
+    return tuple.__new__(Stat, (number, _percent(share[0]), _percent(share[1]),
+                                description))
 
 
 def _number(token: str) -> int | float:
