@@ -127,6 +127,8 @@ def test_bash_completes_study_names_and_dump_words(tmp_path):
 
     assert offered("g5net study run ni") == ["niagara2-nic"]
     assert offered("g5net study report ") == sorted(p.parent.name for p in REPO.glob("studies/*/study.toml"))
+    assert offered("g5net stats m5out/stats.txt --dump a") == ["all"]
+    assert offered("g5net stats m5out/stats.txt --dump ") == ["all", "last"]
 
 
 def test_every_command_shows_an_example_in_its_help():

@@ -19,6 +19,7 @@ from ..runs.rundir import RunDir
 from ..spec import NAME_PATTERN
 from ..stats import Dump, iter_dumps, read_dump
 from ..stats.export import CSV_HEADER, Rows, csv_rows, json_object, rows, units
+from .completion import words
 
 DUMP_WORDS = ("last", "all")
 # --dump all is printed once the whole file is parsed (a damaged dump prints
@@ -72,7 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dump", type=_dump_choice, default="last", metavar="N|NAME|last|all",
                    help="which dump: N counts from 0 in file order; NAME is a workload's, of a "
                         "run directory; last (default) is the one gem5 wrote last, at exit or "
-                        "at the last m5 dumpstats; all is every dump")
+                        "at the last m5 dumpstats; all is every dump").complete = words(DUMP_WORDS)
     p.add_argument("--match", type=_regex, metavar="REGEX",
                    help="only stats whose full name REGEX matches anywhere (Python re.search)")
     p.add_argument("--host", metavar="NAME",
