@@ -18,7 +18,7 @@ from g5net.stats import Dump, Stat, iter_dumps
 from g5net.stats.parse import BEGIN, END, columns
 from g5net.stats.units import split_unit
 
-FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("gem5-*/stats.txt"))
+FIXTURES = sorted((Path(__file__).parent / "fixtures").glob("gem5-*/m5out/stats.txt"))
 
 ODD_LINES = [
     "simSeconds  0.000500  # Number of seconds simulated (Second)",
