@@ -18,6 +18,7 @@ from ..artifacts import Image, Kernel, cache_dir
 from ..artifacts.cache import sha256_file
 from ..errors import EngineError
 from ..machine import atomic
+from ..model.options import EngineOptions
 from ..runs.resources import Resources
 from ..runs.rundir import RunDir
 from ..spec import Spec
@@ -90,6 +91,11 @@ class EngineInfo:
 
 class Engine(abc.ABC):
     name: str
+
+    @classmethod
+    @abc.abstractmethod
+    def from_options(cls, options: EngineOptions) -> Engine:
+        """The engine as `g5net.engines.get` makes it, with the user's options."""
 
     @abc.abstractmethod
     def info(self) -> EngineInfo:

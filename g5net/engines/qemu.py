@@ -26,6 +26,7 @@ from ..guest.protocol import BEGIN, BOOTED, END
 from ..machine.local_ports import free_ports, listening_ports
 from ..machine.parent_death import die_with_parent
 from ..runs.resources import Resources
+from ..model.options import EngineOptions
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec
 from ..workloads import job
@@ -124,6 +125,10 @@ def check_spec(spec: Spec) -> None:
 
 class QemuEngine(Engine):
     name = "qemu"
+
+    @classmethod
+    def from_options(cls, options: EngineOptions) -> QemuEngine:
+        return cls()  # it takes no options of its own
 
     def check_spec(self, spec: Spec) -> None:
         check_spec(spec)
@@ -288,3 +293,6 @@ class QemuEngine(Engine):
                 failure = EngineError(f"qemu for {name} exited with status {p.returncode}")
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
                        failure=failure, engine_log_tail=log_tail, boot_s=boot_s)
+
+
+ENGINE = QemuEngine

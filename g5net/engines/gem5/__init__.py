@@ -16,4 +16,6 @@
 
 from .engine import Gem5Engine
 
-__all__ = ["Gem5Engine"]
+ENGINE = Gem5Engine
+
+__all__ = ["ENGINE", "Gem5Engine"]

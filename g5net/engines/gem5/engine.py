@@ -31,6 +31,7 @@ from ...artifacts.cache import locked, locked_if_free, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
+from ...model.options import EngineOptions
 from ...runs.resources import Resources
 from ...runs.rundir import RunDir
 from ...spec import Host, Spec
@@ -144,6 +145,10 @@ class Gem5Engine(Engine):
         # The user's flags for gem5 (gem5_args.py), from the engine options.
         self._args = gem5_args.check(args)
         self._build: Gem5Build | None = None
+
+    @classmethod
+    def from_options(cls, options: EngineOptions) -> Gem5Engine:
+        return cls(args=options.gem5_args)
 
     def check_spec(self, spec: Spec) -> None:
         check_spec(spec)
