@@ -16,9 +16,10 @@ from conftest import EXAMPLES, REPO
 pytestmark = pytest.mark.slow
 
 
-def _run(cmd, cwd, timeout=600):
+def _run(cmd, cwd, timeout=600, **extra_env):
     env = {k: v for k, v in os.environ.items() if k not in ("G5NET_HOME", "PYTHONPATH")}
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(cmd, cwd=cwd, env={**env, **extra_env}, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
@@ -84,5 +85,10 @@ def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
     checked = _run([g5net_bin, "check", "studies/sockets/results", "--expect",
                     "results/expectations/quickstart.toml"], elsewhere)
     assert checked.returncode in (0, 1), checked.stderr
+    # A new user's dry run, before any kernel or image is built: every point, and what it needs.
+    fresh = _run([g5net_bin, "study", "run", "netframe", "--dry-run", "--json"], elsewhere,
+                 G5NET_CACHE=str(tmp_path / "empty-cache"))
+    assert fresh.returncode == 0, fresh.stderr
+    assert all(p["run_id"] is None and "image" in p["missing"] for p in json.loads(fresh.stdout))
     # Nothing was written into the installed package.
     assert {p: p.stat().st_mtime_ns for p in tree.rglob("*")} == before
