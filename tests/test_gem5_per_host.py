@@ -200,9 +200,16 @@ def check_fan_in(rd: RunDir, each_bytes: int = FAN_IN_BYTES) -> None:
     for name in [*results, SWITCH]:
         assert (rd.m5out / name / "stats.txt").is_file(), name
     if each_bytes == FAN_IN_BYTES:
+        # Each client sends at the one-process run's rate. The server's own
+        # figures are not compared: each of its iperf servers times a 2 MB
+        # transfer from its first byte, so which client started first sways
+        # them: when the per-host job's text grew by 4 bytes (a comment naming
+        # its module), their sum went from 3,603 to 4,941 Mbit/s while every
+        # client's rate moved under 4%.
         one = json.loads(ONE_PROCESS_FAN_IN.results_json.read_text())
-        assert results["server"]["workloads"]["stream"]["throughput_mbps"] == pytest.approx(
-            one["server"]["workloads"]["stream"]["throughput_mbps"], rel=TOLERANCE)
+        for client in clients:
+            assert results[client]["workloads"]["stream"]["throughput_mbps"] == pytest.approx(
+                one[client]["workloads"]["stream"]["throughput_mbps"], rel=TOLERANCE), client
 
 
 def test_a_4_host_fan_in_runs_through_the_switch_process(gem5_engine, tmp_path: Path):
