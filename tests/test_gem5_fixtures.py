@@ -40,17 +40,7 @@ def test_fixtures_were_made_by_these_configs(fixture: Path):
         "configs/ changed since the fixtures were made: run scripts/gem5_fixtures.py"
 
 
-# gem5-dca was made (0b246c1) before a profiled spec booted with the function
-# profiler on and each job read the profile around its region (3cde9e5): its
-# job scripts switch the profiler inside the region (g5_profile_stop), and its
-# console, stats and metrics are that run's. Mending it is a gem5 run:
-# scripts/gem5_fixtures.py --only gem5-dca (about 15 minutes); then this passes.
-STALE_JOBS = pytest.mark.xfail(strict=True, reason="gem5-dca's jobs predate 3cde9e5: "
-                               "rerun scripts/gem5_fixtures.py --only gem5-dca")
-
-
-@pytest.mark.parametrize("fixture", [pytest.param(p, marks=STALE_JOBS) if p.name == "gem5-dca" else p
-                                     for p in sorted(FIXTURES.glob("gem5-*"))], ids=lambda p: p.name)
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("gem5-*")), ids=lambda p: p.name)
 def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     """A fixture's consoles and stats are what its job scripts did: where the
     product now writes other jobs, the fixture no longer shows what a run does."""
