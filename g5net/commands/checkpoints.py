@@ -13,9 +13,10 @@ from typing import Any
 from .. import engines
 from ..artifacts.cache import human_size
 from ..engines.base import StoredCheckpoint
-from ..errors import G5netError, UsageError
+from ..errors import UsageError
 from ..model import sweep as sweepmod
 from ..runners import execute
+from ..runners import plan as planmod
 from . import bundled_file
 
 DAY_S = 86400
@@ -74,22 +75,19 @@ def _add_for(p: argparse.ArgumentParser) -> None:
 
 
 def users(specs: Sequence[Path]) -> dict[str, list[str]]:
-    """Checkpoint key -> `SPEC` or `SPEC#point` that restore it."""
-    engine = engines.get("gem5")
+    """Checkpoint key -> `SPEC` or `SPEC#point` that restore it, as a sweep of
+    each spec plans it (runners/plan.py)."""
     found: dict[str, list[str]] = {}
     for path in specs:
-        points = sweepmod.load(path).points
-        for point in points:
-            spec = point.spec
-            if spec.experiment.engine != "gem5":
-                continue
-            try:
-                arts = execute.resolve_artifacts(spec, _quiet, build=False)
-            except G5netError as e:
-                raise UsageError(f"--for {path}: {e}") from None
-            key = engine.checkpoint_key(spec, arts)
-            if key:
-                found.setdefault(key, []).append(f"{path}#{point.index}" if len(points) > 1 else str(path))
+        plan = planmod.make(sweepmod.load(path), str(path), execute.silent, build=False)
+        for p in plan.points:
+            if p.missing:
+                raise UsageError(f"--for {path}: point {p.index} boots {', '.join(p.missing)}, not "
+                                 f"built yet: no checkpoint to look for (`g5net artifacts build "
+                                 f"--for {path}`)")
+            if p.checkpoint:
+                found.setdefault(p.checkpoint, []).append(
+                    f"{path}#{p.index}" if len(plan.points) > 1 else str(path))
     return found
 
 
@@ -99,10 +97,6 @@ def _record(c: StoredCheckpoint, used_by: Sequence[str], now: float) -> dict[str
             "unused_days": round((now - c.last_used) / DAY_S, 2), "current": c.current,
             "made_by": dict(c.made_by), "hosts": list(c.hosts), "boot_wall_s": c.boot_wall_s,
             "used_by": list(used_by)}
-
-
-def _quiet(_: str) -> None:
-    pass
 
 
 def _list(args: argparse.Namespace) -> int:

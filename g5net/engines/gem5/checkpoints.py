@@ -69,8 +69,9 @@ def lock_name(key: str) -> str:
     return f"checkpoint-{key[:32]}"
 
 
-def stored() -> list["Checkpoint"]:
-    """Every complete checkpoint in the cache, with the state its boot.json records."""
+def stored() -> list[tuple["Checkpoint", dict]]:
+    """Every complete checkpoint in the cache, with its boot.json (the state it
+    was booted from, the boot's wall and simulated seconds)."""
     found = []
     for path in sorted(checkpoint_dir().glob("*/boot.json")):
         try:
@@ -79,7 +80,7 @@ def stored() -> list["Checkpoint"]:
         except (OSError, ValueError, KeyError, TypeError):
             continue  # not one of ours, or half-written by a g5net of another format
         if ckpt.exists():
-            found.append(ckpt)
+            found.append((ckpt, meta))
     return found
 
 

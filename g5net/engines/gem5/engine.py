@@ -19,7 +19,6 @@ once per checkpoint.
 from __future__ import annotations
 
 import hashlib
-import json
 import shlex
 import shutil
 import time
@@ -236,7 +235,7 @@ class Gem5Engine(Engine):
             gem5 = None  # no gem5 here: none of them can be restored now
         now = {"gem5": gem5, "configs": configs_digest(boot=True), "per_host": dist_config_digest()}
         out = []
-        for c in checkpoints.stored():
+        for c, meta in checkpoints.stored():
             state = c.state
             created = c.meta.stat().st_mtime
             used = c.used.stat().st_mtime if c.used.exists() else created
@@ -244,7 +243,6 @@ class Gem5Engine(Engine):
                 and state.get("per_host", now["per_host"]) == now["per_host"]
             hosts = tuple(f"{h.get('name')} ({h.get('cpu.cores', 1) * h.get('cpu.threads_per_core', 1)} "
                           f"CPU, {h.get('kernel')} kernel)" for h in state.get("hosts", []))
-            meta = json.loads(c.meta.read_text())
             out.append(StoredCheckpoint(
                 c.key, c.path, c.size_bytes(), created, used, current,
                 {k: state[k] for k in ("gem5", "configs", "image") if k in state}, hosts,
