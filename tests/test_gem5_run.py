@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,23 @@ def test_sampled_program_counters_say_where_the_time_went_and_change_nothing(
         assert server[f"time_{c}_us_per_pkt"] > 0, c
     plain = json.loads(pcie_run.metrics_json.read_text())["hosts"]["server"]["stream"]
     assert "breakdown" not in plain
+
+
+def test_checkpoints_lists_the_boot_the_run_restored(pcie_run: RunDir, capsys):
+    """`g5net checkpoints` on real gem5's checkpoint: current, restored by the
+    example spec, its last use the run's, and never among the stale to prune."""
+    from g5net import cli, engines
+    spec = quickstart()
+    key = engines.get("gem5").checkpoint_key(spec, run.resolve_artifacts(spec, print, build=False))
+    assert cli.main(["checkpoints", "list", "--for", str(REPO / "examples" / "quickstart-gem5.toml"),
+                     "--json"]) == 0
+    listed = {c["key"]: c for c in json.loads(capsys.readouterr().out)}
+    ours = listed[key]
+    assert ours["current"] and ours["size_bytes"] > 1 << 20
+    assert ours["used_by"] == [str(REPO / "examples" / "quickstart-gem5.toml")]
+    # Restored by the run: its last use is no older than the run itself (the
+    # listing gives days to two decimals: half of 0.01 day is 432 s).
+    started = datetime.fromisoformat(pcie_run.read_run()["timings"]["started"])
+    assert ours["unused_days"] * 86400 <= (datetime.now(timezone.utc) - started).total_seconds() + 432
+    assert cli.main(["checkpoints", "prune", "--stale", "--dry-run", "--json"]) == 0
+    assert key not in json.loads(capsys.readouterr().out)["removed"]
