@@ -398,6 +398,23 @@ def test_classify_failure(tmp_path: Path, rc, log, expected):
     assert process.classify_failure(_result(tmp_path, rc, log, "stuck")) == expected
 
 
+def test_a_process_that_dies_after_the_simulation_ended_leaves_its_results(tmp_path: Path):
+    """A signal after every process wrote a completed report is a note, not a
+    failure; before that, a failure that names the process."""
+    p = tmp_path / "gem5.log"
+    p.write_text("")
+    ended = process.Gem5Result(returncode=-6, wall_s=1.0, log=p, booted_s={}, failing="client",
+                               report=contract.Report(phase="measure", completed=True))
+    assert process.classify_failure(ended) is None
+    assert process.teardown_crash(ended) == ("gem5 process client died of SIGABRT after the "
+                                             "simulation ended (its report written, completed): "
+                                             "its results stand")
+    cut = dataclasses.replace(ended, report=contract.Report(phase="measure", completed=False))
+    assert process.teardown_crash(cut) is None
+    assert process.classify_failure(cut) == "gem5 process client died of SIGABRT"
+    assert process.teardown_crash(dataclasses.replace(ended, returncode=1)) is None
+
+
 # ------------------------------------------------------------------ the flow
 
 def _run(spec: specmod.Spec, tmp_path: Path, name: str):

@@ -51,6 +51,9 @@ class Outcome:
     # Host -> the prefix of its statistics in the engine's stats.txt (gem5's
     # board names); empty where the engine writes none.
     boards: dict[str, str] = field(default_factory=dict)
+    # What the engine did that a reader of the results should know, though
+    # it spoiled nothing (run.json's `engine_notes`).
+    notes: list[str] = field(default_factory=list)
 
 
 class BootFailed(EngineError):

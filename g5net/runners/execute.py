@@ -145,6 +145,8 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
         # Where each host's statistics live in the engine's stats.txt.
         record["boards"] = out.boards
+        if out.notes:
+            record["engine_notes"] = out.notes
         rd.write_json(rd.results_json, results)
         rd.write_json(rd.metrics_json, run_metrics.compute(spec, results, rd, out.boards))
         if status != "done":

@@ -38,6 +38,8 @@ _RUN: dict[str, tuple[Callable[[Any], bool], str]] = {
                "a table (version a string)"),
     "artifacts": (lambda v: isinstance(v, dict), "a table"),
     "boards": (_text_table, "a table of strings"),
+    "engine_notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                     "a list of strings"),
     "failure": (lambda v: isinstance(v, dict) and isinstance(v.get("reasons", []), list)
                 and all(isinstance(r, str) for r in v.get("reasons", [])),
                 "a table (reasons a list of strings)"),

@@ -66,6 +66,7 @@ from .process import (
     classify_failure,
     read_text,
     run_gem5,
+    teardown_crash,
 )
 from .run_config import host_cmdlines, run_config
 
@@ -464,6 +465,10 @@ class Gem5Engine(Engine):
         error = _error(result, failure) if failure else None
         if failure is None and missing and not result.timed_out:
             error = BootError(f"boot: {', '.join(missing)} never printed {BOOTED}")
+        crash = teardown_crash(result)
+        if crash:
+            progress(crash)
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start,
                        timed_out=result.timed_out, failure=error,
-                       engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names)
+                       engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names,
+                       notes=[crash] if crash else [])

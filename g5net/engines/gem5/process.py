@@ -196,6 +196,8 @@ class Gem5Result:
     stalled: str | None = None
     # The last progress report: simulated time and instructions per CPU.
     progress: Progress | None = None
+    # The process that failed first, by name, where a run has several.
+    failing: str = ""
 
     @property
     def timed_out(self) -> bool:
@@ -209,12 +211,27 @@ class Gem5Result:
         return tail(read_text(self.log))
 
 
+def teardown_crash(result: Gem5Result) -> str | None:
+    """A line saying so where gem5 died of a signal after its config had
+    written a completed report, every process's: the simulation had ended and
+    its statistics and consoles were written, so what it measured stands. A
+    per-host run's processes once died so in CI (SIGABRT, nothing in the log),
+    while dist-gem5 tore down its peers' connections."""
+    if result.returncode is None or result.returncode >= 0:
+        return None
+    if result.report is None or not result.report.completed:
+        return None
+    who = f"gem5 process {result.failing}" if result.failing else "gem5"
+    return (f"{who} died of {signal.Signals(-result.returncode).name} after the simulation "
+            f"ended (its report written, completed): its results stand")
+
+
 def classify_failure(result: Gem5Result) -> str | None:
     """None when gem5 did what it was asked, or the consoles say what went wrong
     (a guest panic); else one line saying what went wrong."""
     if result.stalled:
         return f"boot stalled: {result.stalled}"
-    if result.returncode in (None, ExitStatus.DONE):
+    if result.returncode in (None, ExitStatus.DONE) or teardown_crash(result):
         return None
     text = read_text(result.log)
     for kind in ("panic", "fatal"):
@@ -227,7 +244,8 @@ def classify_failure(result: Gem5Result) -> str | None:
     if raised:
         return f"gem5 config failed: {raised[-1].strip()}"
     if result.returncode < 0:
-        return f"gem5 died of {signal.Signals(-result.returncode).name}"
+        who = f"gem5 process {result.failing}" if result.failing else "gem5"
+        return f"{who} died of {signal.Signals(-result.returncode).name}"
     if "Segmentation fault" in text:
         return "gem5 crashed (segmentation fault)"
     if result.returncode == ExitStatus.HOSTS_UNFINISHED:
@@ -328,7 +346,8 @@ def supervise(procs: Sequence[tuple[Gem5Process, subprocess.Popen]], deadline: f
     return Gem5Result(returncode=rc, wall_s=time.monotonic() - start_t, log=log,
                       report=_merged_report([p for p, _ in procs]),
                       booted_s=watch.booted_s, guest_panic=panic if rc is None else None,
-                      stalled=stalled if rc is None else None, progress=watch.progress)
+                      stalled=stalled if rc is None else None, progress=watch.progress,
+                      failing=failing if failing and len(procs) > 1 else "")
 
 
 def _merged_report(procs: Sequence[Gem5Process]) -> Report | None:
