@@ -113,6 +113,14 @@ PC_SAMPLE_WINDOW_US = 2.0
 # The shortest period, in windows: a quarter of the instructions traced.
 PC_SAMPLE_MIN_WINDOWS = 4
 MAX_MSG_BYTES = 2**30
+# Windows of a region (experiment.windows): a mean and its spread need two; a
+# run of more than a thousand is a sweep's work.
+MAX_WINDOWS = 1000
+# Each window is a gem5 stats dump that the guest schedules, at once, with
+# one `m5` call (workloads/windows.sh): up to this long each, measured at
+# WINDOW_ARM_MEASURED on the slowest CPU g5net models, so the calls end
+# before the first window opens.
+WINDOW_ARM_MS_PER_CALL = 0.5
 # A spec, sweep table included, is a page or two of TOML.
 MAX_SPEC_BYTES = 4 * 2**20
 # Every flow of every workload listens on a TCP or UDP port of its own, from
@@ -159,6 +167,19 @@ class Experiment:
                                  f"CPU time goes, per workload; 0: off, else at least "
                                  f"{PC_SAMPLE_MIN_WINDOWS * PC_SAMPLE_WINDOW_US:g} (each sample "
                                  f"traces {PC_SAMPLE_WINDOW_US:g} us; configs/README.md)")
+    warmup_ms: float = _f(10.0, lo=0.0,
+                          doc="with windows: simulated ms (the guest's clock) from a workload's "
+                              "start to its first window: connections made, slow start over, "
+                              f"caches warm; at least {WINDOW_ARM_MS_PER_CALL:g} ms per window "
+                              f"and {WINDOW_ARM_MS_PER_CALL:g} more (the m5 calls that schedule "
+                              f"gem5's window dumps run in it)")
+    windows: int = _f(0, lo=0, hi=MAX_WINDOWS,
+                      doc="measure each workload as this many consecutive windows of window_ms "
+                          "inside its running stream, after warmup_ms, each window its own "
+                          "gem5 stats dump; metrics are the mean over windows with a 95% "
+                          "confidence interval (docs/metrics.md); 0: the workload's whole life "
+                          "is one region; else at least 2; stream workloads only")
+    window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
 
 
 @dataclass(frozen=True)
@@ -681,6 +702,7 @@ def _check_combinations(spec: Spec) -> None:
     _check_processes(spec)
     _check_pc_sampling(spec.experiment)
     _check_gem5_times(spec)
+    _check_windows(spec)
     if spec.experiment.icount and spec.experiment.engine == "qemu":
         for h in spec.hosts:
             if h.cpu.count != 1:
@@ -722,10 +744,47 @@ def _check_pc_sampling(e: Experiment) -> None:
                         f"{shortest:g}")
 
 
+def window_span_ms(e: Experiment) -> float:
+    """How long a windowed workload must stream: its warm-up, its windows and
+    one window more, so that the stream's end never falls in a window."""
+    return e.warmup_ms + (e.windows + 1) * e.window_ms
+
+
+def arm_ms(e: Experiment) -> float:
+    """The warm-up's last part, in which the guest schedules its windows: one
+    m5 call for the reset and one per window."""
+    return (e.windows + 1) * WINDOW_ARM_MS_PER_CALL
+
+
+def _check_windows(spec: Spec) -> None:
+    """What windows need of the experiment; each stream kind checks its
+    workload against window_span_ms (workloads/stream.py)."""
+    e = spec.experiment
+    if not e.windows:
+        return
+    if e.windows == 1:
+        raise SpecError("experiment.windows: 1 window has no spread to report; ask for at least 2 "
+                        "(8 or more for a useful confidence interval), or 0 for the workload's "
+                        "whole life as one region")
+    if not e.window_ms:
+        raise SpecError(f"experiment.window_ms: 0 ms windows measure nothing; give each of the "
+                        f"{e.windows} windows a length")
+    if e.warmup_ms < arm_ms(e):
+        raise SpecError(f"experiment.warmup_ms: {e.warmup_ms:g} ms is too short for "
+                        f"{e.windows} windows: the guest schedules them with {e.windows + 1} m5 "
+                        f"calls before the first opens, up to {WINDOW_ARM_MS_PER_CALL:g} ms each; "
+                        f"use at least {arm_ms(e):g}")
+    if e.processes == "per-host":
+        raise SpecError("experiment.windows: per-host processes keep a set of statistics each, "
+                        "and each host would open its windows at its own time; measure windows "
+                        "with experiment.processes = \"one\"")
+
+
 def _gem5_times_us(spec: Spec) -> list[tuple[str, float]]:
     """(key, microseconds) of every time gem5 is given, in the spec's order."""
     e = spec.experiment
     times = [("experiment.sync_quantum_us", e.sync_quantum_us), ("experiment.pc_sample_us", e.pc_sample_us),
+             ("experiment.window_ms", e.window_ms * 1000 * (e.windows > 0)),
              ("link.delay_us", spec.link.delay_us), ("link.switch_delay_us", spec.link.switch_delay_us)]
     for h in spec.hosts:
         times += [(f"hosts.{h.name}.link.delay_us", h.link.get("delay_us", 0.0)),

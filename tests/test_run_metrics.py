@@ -56,19 +56,19 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     for host in res.values():
         host["workloads"]["second"] = dict(host["workloads"]["stream"])
     names = ["stream", "second"]
-    gem5 = gem5_metrics.roi_stats(rd.stats_txt, names)
+    gem5 = gem5_metrics.roi_stats(rd.stats_txt, [(n, 1) for n in names])
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
     # Each dump's catalogue metrics, the L2's instruction misses (526 of its 778:
     # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
     # CPU's busy and all cycles (2103774.998 of 2103775: gem5 keeps the busy share
     # as a time-weighted average); the second dump ran no cycle, so has no CPU time.
     # Each region's first and last tick: the second dump follows the first.
-    assert gem5 == {"stream": {"board": {**dumps[0], "l2_inst_misses": 526,
-                                         "cpu_cycles": [(2103774.998, 2103775.0)],
-                                         "region_ticks": (0, 1051887500)}},
-                    "second": {"board": {**dumps[1], "region_ticks": (1051887500, 21051887500)}}}
+    assert gem5 == {"stream": [{"board": {**dumps[0], "l2_inst_misses": 526,
+                                          "cpu_cycles": [(2103774.998, 2103775.0)],
+                                          "region_ticks": (0, 1051887500)}}],
+                    "second": [{"board": {**dumps[1], "region_ticks": (1051887500, 21051887500)}}]}
 
-    out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w]["board"]) for w in names}
+    out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w][0]["board"]) for w in names}
     first = out["stream"]
     # SE mode has no NIC: the guest's packet count is the denominator.
     assert first["gem5_packets"] == first["packets"]
@@ -101,7 +101,7 @@ def test_gem5_nic_counters_are_the_packet_count():
 
 
 def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
-    assert gem5_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", ["stream"]) == {}
+    assert gem5_metrics.roi_stats(tmp_path / "m5out" / "stats.txt", [("stream", 1)]) == {}
 
 
 def test_a_profiled_workload_is_compared_with_its_unprofiled_twin():

@@ -73,7 +73,8 @@ def job_script(spec: Spec, host: Host) -> str:
     """`host`'s job under QEMU: the stats calls of the host that frames the
     regions under gem5 stay, doing nothing here (m5 has no statistics to
     reset or dump), so that both engines run the same job."""
-    return job.render(spec, host, dumps_stats=host.name == job.stats_host(spec).name)
+    return job.render(spec, host, dumps_stats=host.name == job.stats_host(spec).name,
+                      guest_windows=True)
 
 
 def _job_disk(script: str, path: Path) -> None:

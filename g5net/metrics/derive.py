@@ -10,9 +10,13 @@ Metrics are flat numbers so that checks and reports can address them by name;
 a metric that could not be measured (no gem5 stats under QEMU, no profile) is
 absent, never 0.
 
+A workload measured as windows (experiment.windows) has each metric's mean
+over its windows, and `n_windows`, `spread` and `per_window` (windows.py).
+
 Each family of metrics is computed, and each of its metrics defined (unit and
 meaning), in its own module: guest.py, gem5.py (gem5's counters in
-stats/catalogue.py), profile.py and aggregate.py; this one puts them together.
+stats/catalogue.py), profile.py, windows.py and aggregate.py; this one puts
+them together.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from typing import Any
 
 from ..runs import record as run_record
 from ..runs.rundir import RunDir
-from ..spec import Spec
+from ..spec import Host, Spec, Workload
 from ..stats import pc_samples
-from . import aggregate, gem5, guest, profile
+from ..workloads.flows import instances
+from . import aggregate, gem5, guest, profile, windows
 
 
 def workload_metrics(w: dict[str, Any], counters: dict[str, Any] | None = None,
@@ -48,6 +53,8 @@ def workload_metrics(w: dict[str, Any], counters: dict[str, Any] | None = None,
         packets = out["packets"]
     if counters:
         out.update(gem5.region(counters, (out["rx_packets"], out["tx_packets"]) if roi else None))
+        # A window has no guest count of its own under gem5 (windows.py): the model's.
+        packets = packets if roi else out.get("gem5_packets")
         if counters.get("sim_seconds"):
             out["elapsed_s"] = counters["sim_seconds"]
             out.update(guest.rates(out, counters["sim_seconds"]))
@@ -66,36 +73,78 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             boards: Mapping[str, str] | None = None) -> dict[str, Any]:
     """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
     engine's object names); a host the map lacks is its own prefix (run_record.board)."""
-    counters = gem5.roi_stats(rd.stats_txt, [w.name for w in spec.workloads])
+    n = spec.experiment.windows
+    counters = gem5.roi_stats(rd.stats_txt, [(w.name, n or 1) for w in spec.workloads])
     sampled = _sampled(spec, rd, counters, {name: run_record.board(boards, name) for name in results})
     hosts = {}
     for name, r in results.items():
         prefix = run_record.board(boards, name)
         threads = spec.host(name).cpu.threads_per_core
-        hosts[name] = {wname: workload_metrics(w, counters.get(wname, {}).get(prefix), threads,
-                                               sampled.get((wname, name)))
-                       for wname, w in r.get("workloads", {}).items()}
+        hosts[name] = {}
+        for w in spec.workloads:
+            if w.name not in r.get("workloads", {}):
+                continue
+            got = r["workloads"][w.name]
+            regions = [c.get(prefix) for c in counters.get(w.name, [])]
+            samples = sampled.get((w.name, name), [])
+            if n:
+                hosts[name][w.name] = _windowed(spec, spec.host(name), w, got, regions, samples)
+            else:
+                hosts[name][w.name] = workload_metrics(got, regions[0] if regions else None, threads,
+                                                       samples[0] if samples else None)
         for profiled, plain in profile.profiled_twins(spec):
             if profiled in hosts[name] and plain in hosts[name]:
                 hosts[name][profiled].update(profile.perturbation(hosts[name][profiled], hosts[name][plain]))
     return {"hosts": hosts, "aggregate": aggregate.combine(spec, hosts)}
 
 
-def _sampled(spec: Spec, rd: RunDir, counters: Mapping[str, Mapping[str, dict[str, Any]]],
-             boards: Mapping[str, str]) -> dict[tuple[str, str], profile.Breakdown]:
+def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
+              regions: list[dict[str, Any] | None], samples: list[profile.Breakdown | None]
+              ) -> dict[str, Any]:
+    """A windowed workload's metrics on one host (windows.py): the guest's
+    figures of the windows together, each window's measured and combined, the
+    benchmark's own as app_*."""
+    directions = {i.direction for i in instances(spec, host, w)}
+    sends, receives = "send" in directions, "receive" in directions
+    threads = host.cpu.threads_per_core
+    guest_windows = got.get("windows")
+
+    def window(k: int) -> dict[str, Any]:
+        c = regions[k] if k < len(regions) else None
+        if c:
+            seconds = c.get("sim_seconds")
+            tx, rx = c.get("nic_tx_bytes", 0), c.get("nic_rx_bytes", 0)
+            m = workload_metrics({}, c, threads, samples[k] if k < len(samples) else None)
+        elif guest_windows:
+            roi = guest_windows[k]
+            seconds = roi["elapsed_s"]
+            tx, rx = windows.guest_wire_bytes(roi)
+            m = workload_metrics({"roi": roi}, None, threads)
+        else:
+            return {}
+        return m | windows.wire(tx, rx, seconds, sends, receives)
+
+    out = {k: v for k, v in workload_metrics({"roi": got["roi"]}).items()} if "roi" in got else {}
+    out.update(windows.measure(spec.experiment.windows, window))
+    out.update({app: got[k] for k, app in windows.APP_FIGURES.items() if k in got})
+    return out
+
+
+def _sampled(spec: Spec, rd: RunDir, counters: Mapping[str, list[Mapping[str, dict[str, Any]]]],
+             boards: Mapping[str, str]) -> dict[tuple[str, str], list[profile.Breakdown | None]]:
     """(workload, host) -> the breakdown of gem5's program-counter samples over
-    the workload's region, where the run sampled them."""
+    each of the workload's regions, where the run sampled them."""
     if not spec.experiment.pc_sample_us or not rd.pc_samples.is_file():
         return {}
     samples = pc_samples.read(rd.pc_samples)
-    out = {}
-    for wname, by_board in counters.items():
-        ticks = next((m["region_ticks"] for m in by_board.values() if "region_ticks" in m), None)
-        if ticks is None:
-            continue
-        start, end = ticks
-        for host, counts in pc_samples.functions(samples, start, end, boards).items():
-            b = profile.sampled(counts, spec.experiment.pc_sample_us)
-            if b is not None:
-                out[(wname, host)] = b
+    out: dict[tuple[str, str], list[profile.Breakdown | None]] = {}
+    for wname, regions in counters.items():
+        for k, by_board in enumerate(regions):
+            ticks = next((m["region_ticks"] for m in by_board.values() if "region_ticks" in m), None)
+            if ticks is None:
+                continue
+            start, end = ticks
+            for host, counts in pc_samples.functions(samples, start, end, boards).items():
+                found = out.setdefault((wname, host), [None] * len(regions))
+                found[k] = profile.sampled(counts, spec.experiment.pc_sample_us)
     return out

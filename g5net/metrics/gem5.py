@@ -44,31 +44,65 @@ _GEM5_NIC = ("nic_rx_pkts", "nic_tx_pkts")
 _PCIE_BUSY = ("pcie_to_host_busy_ticks", "pcie_to_device_busy_ticks")
 
 
-def roi_stats(stats_txt: Path, workloads: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """workload -> gem5 host -> catalogue metrics, the splits (stats/splits.py),
-    `cpu_cycles`, each CPU's (busy, all) cycles, and `region_ticks`, the dump's
-    first and last tick, from the workloads' stats dumps.
+def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
+              ) -> dict[str, list[dict[str, dict[str, Any]]]]:
+    """workload -> its regions, each gem5 host -> catalogue metrics, the splits
+    (stats/splits.py), `cpu_cycles`, each CPU's (busy, all) cycles, and
+    `region_ticks`, the region's first and last tick, from the workloads'
+    stats dumps. `regions`: (workload, dumps) in spec order.
 
-    The guest brackets each workload with `m5 resetstats` / `m5 dumpstats`, in
-    spec order, so dump i is workload i; later dumps (gem5's own at exit) are
-    not a workload's. No file, or fewer dumps, leaves workloads out.
+    A workload of one dump is one region: the guest brackets it with `m5
+    resetstats` / `m5 dumpstats`. A workload of N dumps is N windows: the
+    dumps count from one reset (windows.sh), and window k is dump k less
+    dump k-1. Later dumps (gem5's own at exit) are no workload's. No file,
+    or fewer dumps, leaves workloads out.
     """
     if not stats_txt.is_file():
         return {}
+    dumps = iter_dumps(stats_txt)
     out = {}
-    # Workloads first: zip stops at the last workload without reading gem5's exit dump.
-    for name, dump in zip(workloads, iter_dumps(stats_txt)):
-        metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
-        for host, values in splits(dump).items():
-            if host in metrics:
-                metrics[host].update(values)
-        for host, cpus in per_cpu(dump).items():
-            if host in metrics:
-                metrics[host]["cpu_cycles"] = cpus
-        end = int(dump.value("finalTick"))
-        for of_host in metrics.values():
-            of_host["region_ticks"] = (end - int(dump.value("simTicks")), end)
-        out[name] = metrics
+    for name, count in regions:
+        # Workloads first: this stops at the last one without reading gem5's exit dump.
+        mine = [_dump_metrics(d) for _, d in zip(range(count), dumps)]
+        if len(mine) < count:
+            break
+        out[name] = [mine[0]] + [_minus(b, a) for a, b in zip(mine, mine[1:])]
+    return out
+
+
+def _dump_metrics(dump) -> dict[str, dict[str, Any]]:
+    """Each host's metrics of one dump, as roi_stats gives them."""
+    metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
+    for host, values in splits(dump).items():
+        if host in metrics:
+            metrics[host].update(values)
+    for host, cpus in per_cpu(dump).items():
+        if host in metrics:
+            metrics[host]["cpu_cycles"] = cpus
+    end = int(dump.value("finalTick"))
+    for of_host in metrics.values():
+        of_host["region_ticks"] = (end - int(dump.value("simTicks")), end)
+    return metrics
+
+
+def _minus(later: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]]
+           ) -> dict[str, dict[str, Any]]:
+    """What happened between two dumps that count from one reset: every
+    counter's difference (a counter gem5 left out, being 0, counts 0), the
+    CPUs' cycles CPU by CPU, the ticks between the two dumps' ends."""
+    out = {}
+    for host, b in later.items():
+        a = earlier.get(host, {})
+        diff: dict[str, Any] = {}
+        for k, v in b.items():
+            if k == "region_ticks":
+                diff[k] = (a[k][1] if k in a else v[0], v[1])
+            elif k == "cpu_cycles":
+                before = a.get(k, [(0.0, 0.0)] * len(v))
+                diff[k] = [(busy - b0, total - t0) for (busy, total), (b0, t0) in zip(v, before)]
+            else:
+                diff[k] = v - a.get(k, 0)
+        out[host] = diff
     return out
 
 

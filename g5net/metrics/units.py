@@ -9,7 +9,7 @@ shares are percent.
 
 from __future__ import annotations
 
-from . import aggregate, gem5, guest, profile
+from . import aggregate, gem5, guest, profile, windows
 from .metric import RunMetric
 
 # Where a metric comes from.
@@ -24,9 +24,12 @@ SOURCES = {
                "metrics.json's `breakdown` says which)",
     "aggregate": "every client of a workload together: metrics.json's `aggregate`, under "
                  "host `aggregate`",
+    "windows": "a workload measured as windows inside its running stream (`experiment.windows`; "
+               "g5net/metrics/windows.py)",
 }
 
-CATALOGUE: tuple[RunMetric, ...] = guest.METRICS + gem5.METRICS + profile.METRICS + aggregate.METRICS
+CATALOGUE: tuple[RunMetric, ...] = (guest.METRICS + gem5.METRICS + profile.METRICS + aggregate.METRICS
+                                    + windows.METRICS)
 BY_NAME = {m.name: m for m in CATALOGUE}
 
 

@@ -24,9 +24,11 @@ IDENTITY_VERSION = 1
 # Keys added to [experiment] after the first ids were recorded: key -> (the
 # value that runs as every spec did before it, the keys that count only where
 # it is set otherwise). Specs written before them keep their ids: the process
-# layout's keys count only per host, the PC sampling period only where it is on.
+# layout's keys count only per host, the PC sampling period only where it is
+# on, the windows' keys only where there are windows.
 LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
-              "pc_sample_us": (0, ("pc_sample_us",))}
+              "pc_sample_us": (0, ("pc_sample_us",)),
+              "windows": (0, ("windows", "window_ms", "warmup_ms"))}
 
 
 def spec_digest(spec: Spec) -> str:

@@ -14,7 +14,7 @@ import shlex
 
 from ..guest.protocol import BEGIN, END
 from ..spec import Host, Spec, Workload
-from . import profiler, ready, registry
+from . import profiler, ready, registry, windows
 from .flows import Instance, instances, item
 from .kind import WorkloadKind
 from .shell import cpu_list, quote
@@ -73,11 +73,14 @@ def stats_host(spec: Spec) -> Host:
 
 
 def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool = False,
-           ends_run: bool = False) -> str:
+           ends_run: bool = False, guest_windows: bool = False) -> str:
     """The job script for one host, as text. `dumps_stats`: the host resets
-    and dumps gem5's stats around each region; `profiler_at_boot`: the guest
-    booted with the function profiler on; `ends_run`: the job prints the
-    results and ends the run itself, as g5init would (_ending)."""
+    and dumps gem5's stats around each region (or arms each window's dump);
+    `profiler_at_boot`: the guest booted with the function profiler on;
+    `ends_run`: the job prints the results and ends the run itself, as g5init
+    would (_ending); `guest_windows`: with experiment.windows, the guest
+    snapshots its counters at every window's edge (an engine without stats
+    dumps), else around the windows only (windows.py)."""
     stats = " stats" if dumps_stats else ""
     lines = [
         f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
@@ -87,9 +90,18 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
     profiling = profiler_at_boot
     if any(w.profile for w in spec.workloads):
         lines.append(profiler.functions())
+    if spec.experiment.windows:
+        lines.append(windows.functions())
     for w in spec.workloads:
         kind = registry.kind(w.kind)
         insts = instances(spec, host, w)
+        if spec.experiment.windows:
+            lines.append(f"# workload {w.name}: {w.kind}, {windows.described(spec.experiment)}")
+            lines += [line for inst in insts for line in kind.setup(w, inst)]
+            lines += windows.start(w, insts, [kind.command(w, i) for i in insts])
+            lines += windows.region(spec.experiment, w.name, arms=dumps_stats and not guest_windows,
+                                    every_edge=guest_windows)
+            continue
         lines.append(f"# workload {w.name}: {w.kind}")
         lines += [line for inst in insts for line in kind.setup(w, inst)]
         if w.profile != profiling:

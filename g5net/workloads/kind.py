@@ -26,6 +26,14 @@ class WorkloadKind(abc.ABC):
         """SpecError naming the key of `w` (whose keys are `key`.KEY) this kind cannot run."""
         if w.protocol not in self.protocols:
             raise SpecError(f"{key}.protocol: {w.kind} runs over TCP only")
+        if spec.experiment.windows and w.profile:
+            raise SpecError(f"{key}.profile: the guest's profiler reads its tables around a "
+                            f"workload's whole life, not its windows; with experiment.windows, "
+                            f"experiment.pc_sample_us (gem5) says where each window's time goes")
+        if spec.experiment.windows and not self.streams:
+            raise SpecError(f"{key}.kind: experiment.windows measure inside a running stream, "
+                            f"and {w.kind} is no stream (its own repetitions are its "
+                            f"measurement); use iperf or iperf3, or a spec without windows")
         if self.streams:
             return
         for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):

@@ -92,20 +92,61 @@ def _delta(before: Any, after: Any) -> Any:
 
 
 def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
-    """Counters over one workload's region of interest, and rates derived from them."""
+    """Counters over one workload's region of interest (g5_roi_begin and
+    g5_roi_end's snapshots), and rates derived from them."""
+    snaps = []
+    for when in ("before", "after"):
+        snap = {f: items[f"{name}.{when}.{f}"] for f in PROC_FILES if f"{name}.{when}.{f}" in items}
+        if f"{name}.uptime.{when}" in items:
+            snap["uptime"] = items[f"{name}.uptime.{when}"]
+        snaps.append(snap)
+    return deltas(*snaps, f"workload {name}", f"{name}.before.{{f}} / {name}.after.{{f}}")
+
+
+def window_deltas(items: dict[str, str], name: str, first: int, last: int) -> dict[str, Any]:
+    """Counters between two of a windowed workload's snapshots (g5_window_snap
+    NAME.w<first> and NAME.w<last>, workloads/windows.sh)."""
+    tags = [f"{name}.w{k}.proc" for k in (first, last)]
+    texts = [items.get(t) for t in tags]
+    if None in texts:
+        raise GuestError(f"workload {name}: missing snapshot {tags[texts.index(None)]}")
+    return deltas(*(split_heads(t) for t in texts), f"workload {name}",  # type: ignore[arg-type]
+                  " / ".join(tags))
+
+
+# g5_window_snap's files, by the name each has in a g5_snapshot.
+_HEADS = {"/proc/uptime": "uptime", "/proc/stat": "stat", "/proc/interrupts": "interrupts",
+          "/proc/softirqs": "softirqs", "/proc/net/snmp": "snmp", "/proc/net/dev": "dev"}
+
+
+def split_heads(text: str) -> dict[str, str]:
+    """The files of one `head FILE...` output: name -> text, by the `==> FILE
+    <==` lines head puts before each (the blank line between files dropped)."""
+    out: dict[str, list[str]] = {}
+    lines: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("==> ") and line.endswith(" <==") and line[4:-4] in _HEADS:
+            lines = out.setdefault(_HEADS[line[4:-4]], [])
+        elif lines is not None:
+            lines.append(line)
+    return {f: "\n".join(lines).strip("\n") + "\n" for f, lines in out.items()}
+
+
+def deltas(before: dict[str, str], after: dict[str, str], what: str, where: str) -> dict[str, Any]:
+    """Counters between two snapshots (file -> text, PROC_FILES and `uptime`),
+    and rates derived from them; `what` and `where` (its `{f}` the file's
+    name) say in errors whose snapshots they were."""
     parsers = {"stat": parse_stat, "interrupts": parse_interrupts, "softirqs": parse_softirqs,
                "snmp": parse_snmp, "dev": parse_netdev}
     snap = {}
     for f in PROC_FILES:
-        before, after = items.get(f"{name}.before.{f}"), items.get(f"{name}.after.{f}")
-        if before is None or after is None:
-            raise GuestError(f"workload {name}: missing /proc/{f} snapshot "
-                             f"({name}.before.{f} / {name}.after.{f})")
-        snap[f] = _delta(parsers[f](before), parsers[f](after))
+        if f not in before or f not in after:
+            raise GuestError(f"{what}: missing /proc/{f} snapshot ({where.format(f=f)})")
+        snap[f] = _delta(parsers[f](before[f]), parsers[f](after[f]))
     stat = snap["stat"]
-    ncpu = parse_stat(items[f"{name}.after.stat"])["cpus"]
+    ncpu = parse_stat(after["stat"])["cpus"]
     ticks = sum(stat["cpu"].values())
-    elapsed = _elapsed(items, name) or (ticks / USER_HZ / max(ncpu, 1))
+    elapsed = _elapsed(before.get("uptime"), after.get("uptime")) or (ticks / USER_HZ / max(ncpu, 1))
     idle = stat["cpu"]["idle"] + stat["cpu"]["iowait"]
     nic_irqs = sum(v for k, v in snap["interrupts"].items() if k.startswith("eth"))
     eth = {k: v for k, v in snap["dev"].items() if k.startswith("eth")}
@@ -128,10 +169,8 @@ def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
     }
 
 
-def _elapsed(items: dict[str, str], name: str) -> float | None:
+def _elapsed(before: str | None, after: str | None) -> float | None:
     try:
-        before = float(items[f"{name}.uptime.before"].split()[0])
-        after = float(items[f"{name}.uptime.after"].split()[0])
-    except (KeyError, IndexError, ValueError):
+        return float(after.split()[0]) - float(before.split()[0])  # type: ignore[union-attr]
+    except (AttributeError, IndexError, ValueError):
         return None
-    return after - before

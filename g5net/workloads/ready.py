@@ -1,5 +1,7 @@
 """The ready handshake: a client starts only once its server says it is ready
-(workloads/README.md, "Profiled workloads start in order")."""
+(workloads/README.md, "Profiled workloads start in order"): profiled
+workloads, UDP streams, and every workload measured as windows, whose
+warm-up counts from the client's start."""
 
 from __future__ import annotations
 

@@ -19,10 +19,10 @@ from typing import Any
 from ..errors import GuestError
 from ..guest.protocol import BEGIN, END, panic_line
 from ..spec import Host, Spec, Workload
-from . import registry
+from . import registry, windows
 from .flows import Instance, instances
 from .kind import WorkloadKind
-from .proc import roi_deltas
+from .proc import roi_deltas, window_deltas
 
 
 def extract_block(console: str) -> dict | None:
@@ -86,13 +86,26 @@ def _combine(found: list[tuple[Instance, dict[str, Any]]]) -> dict[str, Any]:
     return out
 
 
+def _region(items: dict[str, str], spec: Spec, name: str) -> dict[str, Any]:
+    """The guest's counters over a workload's region: `roi`, and with
+    experiment.windows, where the guest snapshot every window's edge, each
+    window's as `windows` (windows.py)."""
+    n = spec.experiment.windows
+    if not n:
+        return {"roi": roi_deltas(items, name)}
+    out: dict[str, Any] = {"roi": window_deltas(items, name, 0, n)}
+    if all(windows.snapshot(name, k) in items for k in range(1, n)):
+        out["windows"] = [window_deltas(items, name, k - 1, k) for k in range(1, n + 1)]
+    return out
+
+
 def _workload(items: dict[str, str], spec: Spec, host: Host, w: Workload) -> dict[str, Any]:
     kind = registry.kind(w.kind)
     insts = instances(spec, host, w)
     rcs = [_rc(items, i.item) for i in insts]
     out: dict[str, Any] = {"kind": w.kind, "rc": next((rc for rc in rcs if rc), 0)}
     try:
-        out["roi"] = roi_deltas(items, w.name)
+        out.update(_region(items, spec, w.name))
     except GuestError as e:
         out.update(_failure(items, w.name, e))
     else:

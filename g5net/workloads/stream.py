@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SpecError
-from ..spec import PROTOCOLS, Spec, Workload
+from ..spec import PROTOCOLS, Spec, Workload, window_span_ms
 from .kind import WorkloadKind
 
 if TYPE_CHECKING:
@@ -21,6 +21,23 @@ class StreamKind(WorkloadKind):
         super().check(spec, w, key)
         if w.duration_s == 0 and w.bytes == 0:
             raise SpecError(f"{key}: set duration_s or bytes")
+        e = spec.experiment
+        if not e.windows:
+            return
+        need_ms = window_span_ms(e)
+        if w.protocol == "udp":
+            raise SpecError(f"{key}.protocol: windows start their warm-up once each TCP flow "
+                            f"has connected; a UDP stream has no connection to wait for, so "
+                            f"measure it without windows")
+        if w.bytes:
+            raise SpecError(f"{key}.bytes: windows measure a stream that runs for a time; set "
+                            f"bytes = 0 and duration_s to at least {need_ms / 1000:g} (warm-up, "
+                            f"{e.windows} windows and one more)")
+        if w.duration_s * 1000 < need_ms:
+            raise SpecError(f"{key}.duration_s: {w.duration_s:g} s ends before the windows do: "
+                            f"experiment.warmup_ms {e.warmup_ms:g} + (windows {e.windows} + 1) "
+                            f"x window_ms {e.window_ms:g} = {need_ms:g} ms (one window more, so "
+                            f"that the stream's end falls in none); at least {need_ms / 1000:g}")
 
     def host_figures(self, found: list[tuple[Instance, dict[str, Any]]]) -> dict[str, Any]:
         """A stream host's throughput each way: what it sent and what it received."""

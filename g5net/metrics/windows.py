@@ -1,0 +1,107 @@
+"""A workload measured as windows (experiment.windows): each window's
+metrics, the workload's as their means with a 95% confidence interval, and the
+throughput that both ends of a stream agree on, from bytes on the wire.
+
+Each window is a region of its own: under gem5 a difference of two stats
+dumps (metrics/gem5.py roi_stats), under QEMU of two guest snapshots
+(workloads/proc.py). Its metrics are derived as a whole-life region's are
+(derive.workload_metrics), plus the wire's rates. The workload's value of a
+metric is its mean over the windows, and `spread` says how sure that mean is:
+the windows are consecutive batches of one stationary stream, so their means
+are treated as independent samples (batch means) and the interval is Student
+t's with n-1 degrees of freedom (spread.py). Where the guest snapshot only
+around the windows (gem5, whose job sleeps through them), the guest's own
+figures (context switches, interrupts) are of the windows together, without
+spread.
+
+`throughput_mbps` of a windowed run is the wire's: the Ethernet bytes the
+host's NICs sent in the directions it sends data, plus those they received in
+the directions it receives data, per second (gem5's NIC counters, or the
+guest's /proc/net/dev). A stream's sender and receiver count the same frames,
+so they agree within what is in flight at the windows' edges. What the
+benchmark itself reported over its whole run is `app_throughput_mbps`,
+`app_sent_mbps` and `app_received_mbps`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import spread
+from .metric import RunMetric
+
+# The benchmark's own figures, renamed in a windowed run: over its whole run,
+# start-up and end included, each end by its own clock.
+APP_FIGURES = {"throughput_mbps": "app_throughput_mbps", "sent_mbps": "app_sent_mbps",
+               "received_mbps": "app_received_mbps"}
+
+
+def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool
+         ) -> dict[str, float]:
+    """The window's wire rates: each way, and the data's (`throughput_mbps`)."""
+    if not seconds:
+        return {}
+    sent, received = tx_bytes * 8 / seconds / 1e6, rx_bytes * 8 / seconds / 1e6
+    return {"wire_sent_mbps": sent, "wire_received_mbps": received,
+            "throughput_mbps": sent * sends + received * receives}
+
+
+def guest_wire_bytes(roi: dict[str, Any]) -> tuple[int, int]:
+    """(sent, received) Ethernet bytes of the host's NICs over a guest region."""
+    devs = roi.get("netdev", {}).values()
+    return sum(d["tx_bytes"] for d in devs), sum(d["rx_bytes"] for d in devs)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The workload's metrics from its windows': each numeric metric that
+    every window has, as its mean, with `spread`; lists (per CPU) as their
+    element-wise means; `per_window`, every window's numbers; `n_windows`."""
+    if not windows:
+        return {}
+    out: dict[str, Any] = {"n_windows": len(windows)}
+    spreads = {}
+    for k, v in windows[0].items():
+        values = [w.get(k) for w in windows]
+        if all(_number(x) for x in values):
+            s = spread.summary(values)
+            out[k] = s.mean
+            spreads[k] = s.to_dict()
+        elif all(isinstance(x, list) and len(x) == len(v) for x in values):
+            out[k] = [sum(col) / len(col) for col in zip(*values)]
+    out["spread"] = spreads
+    out["per_window"] = [{k: v for k, v in w.items() if _number(v)} for w in windows]
+    return out
+
+
+def measure(n: int, window: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
+    """`combine` of windows 0..n-1, each measured by `window`; {} where a
+    window has nothing (its stats dump or its snapshots are missing)."""
+    each = [window(k) for k in range(n)]
+    return combine(each) if all(each) else {}
+
+
+def _windows(name: str, unit: str, description: str) -> RunMetric:
+    return RunMetric(name, unit, "windows", description)
+
+
+METRICS: tuple[RunMetric, ...] = (
+    _windows("n_windows", "count", "windows the workload was measured in (experiment.windows); "
+                                   "each other metric is its mean over them"),
+    _windows("wire_sent_mbps", "Mbit/s", "Ethernet bytes the host's NICs sent, per second of the "
+                                         "window (gem5's NIC counters; under QEMU the guest's "
+                                         "/proc/net/dev)"),
+    _windows("wire_received_mbps", "Mbit/s", "Ethernet bytes the host's NICs received, per second "
+                                             "of the window"),
+    _windows("app_throughput_mbps", "Mbit/s", "with windows: the benchmark's own throughput over "
+                                              "its whole run (throughput_mbps of a run without "
+                                              "windows)"),
+    _windows("app_sent_mbps", "Mbit/s", "with windows: what the benchmark reports it sent, over "
+                                        "its whole run"),
+    _windows("app_received_mbps", "Mbit/s", "with windows: what the benchmark reports it "
+                                            "received, over its whole run"),
+)
