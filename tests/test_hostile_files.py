@@ -169,6 +169,17 @@ WRONG_METRICS = {
     "aggregate a list": {"hosts": {}, "aggregate": [1]},
     "200000 deep": "[" * 200_000 + "]" * 200_000,
     "40 deep": {"hosts": {"client": {"stream": {"profile": json.loads("[" * 40 + "]" * 40)}}}},
+    "a spread a list": {"hosts": {"client": {"stream": {"throughput_mbps": 900.0, "spread": [1]}}}},
+    "a spread's sd negative": {"hosts": {"client": {"stream": {
+        "throughput_mbps": 900.0, "spread": {"throughput_mbps": {"n": 5, "sd": -1.0, "ci95": 1.0}}}}}},
+    "a spread of one window": {"hosts": {}, "aggregate": {"stream": {
+        "throughput_mbps_sum": 900.0, "spread": {"throughput_mbps_sum": {"n": 1, "sd": 0.0, "ci95": 0.0}}}}},
+    "spreads of different windows": {"hosts": {"client": {"stream": {
+        "throughput_mbps": 900.0, "packets": 1e6, "spread": {"throughput_mbps": {"n": 5, "sd": 1.0, "ci95": 1.2},
+                                                             "packets": {"n": 4, "sd": 1.0, "ci95": 1.6}}}}}},
+    "per_window a table": {"hosts": {"client": {"stream": {"throughput_mbps": 900.0, "per_window": {}}}}},
+    "a window a string": {"hosts": {"client": {"stream": {"throughput_mbps": 900.0,
+                                                          "per_window": [{"throughput_mbps": "fast"}]}}}},
 }
 
 

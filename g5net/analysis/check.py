@@ -34,6 +34,33 @@ the relation must hold between every two runs that differ only in that key
 workload. Operators: < <= > >= == != (== and != compare to a relative 1e-9).
 
 A check that finds nothing to compare fails: a misspelt metric is not a pass.
+
+Values with spread. A run that measures its steady state in N windows gives
+each windowed metric as the mean over the windows, with the 95 % confidence
+interval of that mean (metrics.json's `spread`; g5net/metrics/spread.py).
+Where either side of a comparison has spread, the comparison asks first
+whether the difference is larger than its uncertainty: Welch's t test,
+two-sided at the 95 % level (each window a batch, the standard error of a
+side sd/sqrt(N), Welch-Satterthwaite degrees of freedom). A side without
+spread (a number, a metric measured once, or windows all alike, sd 0) is a
+constant, which makes it the one-sample t test; a bound always is. Then:
+
+    < <= > >=   holds where the difference is significant and in the
+                operator's direction, fails where it is significant the other
+                way, and is otherwise "within noise" (< and <= alike: noise
+                cannot tell a tie from a small difference)
+    ==          holds where the difference is not significant, fails where it is
+    !=          holds where the difference is significant, fails where it is not
+
+Where neither side varies the comparison is exact, as above. `K * RIGHT`
+scales the right side's mean and sd by K. sum() adds the means, and the sds in
+quadrature, which assumes the summed metrics vary independently from window
+to window. The window keys (`n_windows`, `spread`, `per_window`) are not
+metrics: a glob never matches them.
+
+A comparison within noise is not a failure (the exit status stays 0), but is
+reported as such, with each side as mean ± half-width of its interval:
+`... client.stream is 951.2 ± 8.1 in A vs 948.0 ± 7.5 in B (95% CI): within noise`.
 """
 
 from __future__ import annotations
@@ -44,12 +71,15 @@ import re
 import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 from ..errors import CheckError, quoted
 from ..machine import bounded_read
+from ..metrics import spread
+from ..metrics.spread import Spread, Value
 from ..report.runs import Run, fmt_value, independent, selected
 from ..spec import AGGREGATE
 
@@ -71,7 +101,7 @@ class Ref:
     metric: str  # a name; a glob only under sum()
     summed: bool
 
-    def values(self, run: Run) -> Iterator[tuple[str, str, float]]:
+    def values(self, run: Run) -> Iterator[tuple[str, str, Value]]:
         """(host, workload, value) for every host and workload where the metric is present;
         the host `aggregate` (every client together) only where named so."""
         hosts = {AGGREGATE: run.aggregate} if self.host == AGGREGATE else run.hosts
@@ -85,13 +115,12 @@ class Ref:
                 if value is not None:
                     yield host, wl, value
 
-    def _value(self, metrics: Mapping[str, Any]) -> float | None:
+    def _value(self, metrics: Mapping[str, Any]) -> Value | None:
         if not self.summed:
-            v = metrics.get(self.metric)
-            return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-        parts = [v for k, v in metrics.items()
-                 if fnmatchcase(k, self.metric) and isinstance(v, (int, float)) and not isinstance(v, bool)]
-        return math.fsum(parts) if parts else None
+            return spread.measured(metrics, self.metric)
+        parts = [v for k in metrics if k not in spread.WINDOW_KEYS and fnmatchcase(k, self.metric)
+                 and (v := spread.measured(metrics, k)) is not None]
+        return spread.total(parts) if parts else None
 
 
 @dataclass(frozen=True)
@@ -103,9 +132,9 @@ class Bound:
     number: float
     ref_left: bool  # `ref OP number` rather than `number OP ref`
 
-    def holds(self, value: float) -> bool:
+    def judge(self, value: Value) -> Result:
         a, b = (value, self.number) if self.ref_left else (self.number, value)
-        return _OPS[self.op](a, b)
+        return judge(a, self.op, b)
 
 
 @dataclass(frozen=True)
@@ -279,26 +308,66 @@ def load(path: Path) -> Expectations:
 # --------------------------------------------------------------- evaluation
 
 
+class Result(Enum):
+    """What one comparison found."""
+    HOLDS = "holds"
+    FAILS = "fails"
+    WITHIN_NOISE = "within noise"
+
+
+def judge(a: Value, op: str, b: Value, factor: float = 1.0) -> Result:
+    """Whether `a OP factor * b` holds: exactly where neither side varies,
+    else by Welch's t test as the module docstring says."""
+    d = spread.welch(a, b, factor)
+    if d.exact:
+        return Result.HOLDS if _OPS[op](spread.mean(a), factor * spread.mean(b)) else Result.FAILS
+    if op in ("==", "!="):
+        return Result.HOLDS if d.significant == (op == "!=") else Result.FAILS
+    if not d.significant:
+        return Result.WITHIN_NOISE
+    return Result.HOLDS if _OPS[op](d.estimate, 0.0) else Result.FAILS
+
+
 @dataclass(frozen=True)
 class Outcome:
     checked: int  # comparisons made
     failures: tuple[str, ...]  # one readable line each
+    within_noise: tuple[str, ...] = ()  # comparisons neither held nor failed: one line each
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.6g}"
+def fmt(v: Value, digits: int = 6) -> str:
+    """A value for a message: a number to `digits` significant digits; a Spread
+    as `mean ± half-width` of its 95 % interval, both to the half-width's second
+    significant digit, as a measurement is written."""
+    if not isinstance(v, Spread) or not v.ci95 > 0:
+        return f"{spread.mean(v):.{digits}g}"
+    places = max(0, 1 - math.floor(math.log10(v.ci95)))
+    return f"{v.mean:.{places}f} ± {v.ci95:.{places}f}"
 
 
-def _check_bound(b: Bound, runs: Sequence[Run]) -> tuple[int, list[str]]:
-    count, failures = 0, []
+def _noted(line: str, result: Result, *values: Value) -> str:
+    """`line` with what its ± means, where a value has one, and `within noise` where so."""
+    ci = " (95% CI)" if any(isinstance(v, Spread) and v.ci95 > 0 for v in values) else ""
+    return line + ci + (": within noise" if result is Result.WITHIN_NOISE else "")
+
+
+# A check's comparisons that did not hold: (FAILS or WITHIN_NOISE, line), and how many it made.
+Found = tuple[int, list[tuple[Result, str]]]
+
+
+def _check_bound(b: Bound, runs: Sequence[Run]) -> Found:
+    found: list[tuple[Result, str]] = []
+    count = 0
     for run in runs:
         for host, wl, value in b.ref.values(run):
             count += 1
-            if not b.holds(value):
-                failures.append(f"{b.where} {quoted(b.text)}: {host}.{wl} is {_fmt(value)} in {run.name}")
+            result = b.judge(value)
+            if result is not Result.HOLDS:
+                line = f"{b.where} {quoted(b.text)}: {host}.{wl} is {fmt(value)} in {run.name}"
+                found.append((result, _noted(line, result, value)))
     if not count:
-        failures.append(f"{b.where} {quoted(b.text)}: matched no metric in {len(runs)} run(s)")
-    return count, failures
+        found.append((Result.FAILS, f"{b.where} {quoted(b.text)}: matched no metric in {len(runs)} run(s)"))
+    return count, found
 
 
 def _groups(runs: Sequence[Run], by: str) -> dict[tuple, list[Run]]:
@@ -318,10 +387,14 @@ class Comparison:
     host: str
     workload: str
     left_run: str
-    left: float
+    left: Value
     right_run: str
-    right: float
-    holds: bool
+    right: Value  # as measured: the relation's factor is not applied
+    result: Result
+
+    @property
+    def holds(self) -> bool:
+        return self.result is Result.HOLDS
 
 
 def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
@@ -331,39 +404,42 @@ def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
     for group in _groups(selected(runs, rel.only), rel.by).values():
         lefts = [r for r in group if fmt_value(r.param(rel.by)) == rel.left_label]
         rights = [r for r in group if fmt_value(r.param(rel.by)) == rel.right_label]
+        # Each run is one sample of its point here; repeats of a point (not
+        # built yet) would pool into one Value per side before judge().
         for lr in lefts:
             for rr in rights:
                 right = {(h, w): v for h, w, v in rel.right.values(rr)}
                 out += [Comparison(h, w, lr.name, lv, rr.name, right[h, w],
-                                   _OPS[rel.op](lv, rel.factor * right[h, w]))
+                                   judge(lv, rel.op, right[h, w], rel.factor))
                         for h, w, lv in rel.left.values(lr) if (h, w) in right]
     return out
 
 
-def _check_relation(rel: Relation, runs: Sequence[Run]) -> tuple[int, list[str]]:
+def _check_relation(rel: Relation, runs: Sequence[Run]) -> Found:
     made = compare(rel, runs)
-    count = len(made)
-    failures = [f"{rel.where} {quoted(rel.text)}: {c.host}.{c.workload} is {_fmt(c.left)} in {c.left_run} "
-                f"vs {_fmt(c.right)} in {c.right_run}" for c in made if not c.holds]
-    if not count:
+    found = [(c.result, _noted(f"{rel.where} {quoted(rel.text)}: {c.host}.{c.workload} is {fmt(c.left)} "
+                               f"in {c.left_run} vs {fmt(c.right)} in {c.right_run}", c.result, c.left, c.right))
+             for c in made if not c.holds]
+    if not made:
         values = sorted({fmt_value(r.param(rel.by)) for r in runs})
         among = "".join(f", {k} = {fmt_value(v)}" for k, v in rel.only)
-        failures.append(f"{rel.where} {quoted(rel.text)}: no two runs{' with' + among[1:] if among else ''} "
-                        f"differ only in {rel.by} with values "
-                        f"{rel.left_label} and {rel.right_label} and both have the metric "
-                        f"({rel.by} takes {', '.join(values)})")
-    return count, failures
+        found.append((Result.FAILS, f"{rel.where} {quoted(rel.text)}: no two runs"
+                      f"{' with' + among[1:] if among else ''} differ only in {rel.by} with values "
+                      f"{rel.left_label} and {rel.right_label} and both have the metric "
+                      f"({rel.by} takes {', '.join(values)})"))
+    return len(made), found
 
 
 def evaluate(exp: Expectations, runs: Sequence[Run]) -> Outcome:
-    checked, failures = 0, []
+    checked, found = 0, []
     if exp.require_done:
         for r in runs:
             checked += 1
             if r.status != "done":
-                failures.append(f"require_done: {r.name} has status {r.status}")
-    for n, fails in [*(_check_bound(b, runs) for b in exp.bounds),
+                found.append((Result.FAILS, f"require_done: {r.name} has status {r.status}"))
+    for n, lines in [*(_check_bound(b, runs) for b in exp.bounds),
                      *(_check_relation(r, runs) for r in exp.relations)]:
         checked += n
-        failures += fails
-    return Outcome(checked, tuple(failures))
+        found += lines
+    return Outcome(checked, tuple(line for r, line in found if r is Result.FAILS),
+                   tuple(line for r, line in found if r is Result.WITHIN_NOISE))

@@ -19,9 +19,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "directory, or a folder of run directories). "
                     "The file format is described in g5net/analysis/check.py and shown by "
                     "results/expectations/quickstart.toml.",
-        epilog="Exit status: 0 every check holds, 1 a check failed (one line per failure, "
-               "naming the check), 2 the expectations file is malformed (the message names "
-               "the line or key) or the directory cannot be read.\n"
+        epilog="A comparison of metrics measured over windows (each the mean of its windows, "
+               "with a 95% confidence interval) holds or fails only where Welch's t test finds "
+               "the difference significant at 95%; otherwise it is within noise: one NOISE line "
+               "each, with both sides as mean ± half-width, and not a failure.\n"
+               "Exit status: 0 every check holds or is within noise, 1 a check failed (one line "
+               "per failure, naming the check), 2 the expectations file is malformed (the message "
+               "names the line or key) or the directory cannot be read.\n"
                "Example: g5net check results/quickstart-1a2b3c4d5e6f "
                "--expect results/expectations/quickstart.toml",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -29,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_source(p)
     p.add_argument("--expect", type=bundled_file, required=True, metavar="FILE.toml", help="expectations file")
     p.add_argument("--json", action="store_true",
-                   help="print {\"failures\": [line, ...], \"compared\", \"runs\"} as JSON")
+                   help="print {\"failures\": [line, ...], \"within_noise\": [line, ...], "
+                        "\"compared\", \"runs\"} as JSON")
     p.set_defaults(func=main)
 
 
@@ -38,11 +43,14 @@ def main(args: argparse.Namespace) -> int:
     found = runs.load(args.source)
     outcome = check.evaluate(expectations, found)
     if args.json:
-        print(json.dumps({"failures": list(outcome.failures), "compared": outcome.checked,
-                          "runs": len(found)}, indent=1))
+        print(json.dumps({"failures": list(outcome.failures), "within_noise": list(outcome.within_noise),
+                          "compared": outcome.checked, "runs": len(found)}, indent=1))
         return 1 if outcome.failures else 0
     for line in outcome.failures:
         print(f"FAIL {line}")
-    print(f"{len(outcome.failures)} failed, {outcome.checked} compared "
+    for line in outcome.within_noise:
+        print(f"NOISE {line}")
+    noise = f"{len(outcome.within_noise)} within noise, " if outcome.within_noise else ""
+    print(f"{len(outcome.failures)} failed, {noise}{outcome.checked} compared "
           f"({len(found)} run(s), {args.expect})")
     return 1 if outcome.failures else 0

@@ -6,11 +6,13 @@ in collect, report, check or `g5net.load`."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError, key_text
+from ..metrics.spread import PER_WINDOW, SPREAD
 
 # Records are a few tables deep; a deeper one is not one of ours, and would
 # exhaust the recursion of the readers that flatten it.
@@ -91,9 +93,40 @@ def _workloads(table: Any, at: str, path: Path) -> None:
         if not isinstance(metrics, dict):
             raise CorruptRunError(f"{path}: damaged: {at}.{key_text(wl)} is not a table of metrics")
         for name, value in metrics.items():
-            if not _metric(value):
-                raise CorruptRunError(f"{path}: damaged: {at}.{key_text(wl)}.{key_text(name)} is "
-                                      f"not a number, a list of numbers or a table")
+            where = f"{at}.{key_text(wl)}.{key_text(name)}"
+            if name == SPREAD:
+                _spread(value, where, path)
+            elif name == PER_WINDOW:
+                _per_window(value, where, path)
+            elif not _metric(value):
+                raise CorruptRunError(f"{path}: damaged: {where} is not a number, a list of numbers or a table")
+
+
+def _spread(table: Any, at: str, path: Path) -> None:
+    """A windowed run's `spread`: metric -> {"n", "sd", "ci95"} (g5net/metrics/spread.py),
+    with one n for every metric of the table, as they share its windows."""
+    if not isinstance(table, dict):
+        raise CorruptRunError(f"{path}: damaged: {at} is not a table of metrics")
+    windows = set()
+    for name, s in table.items():
+        ok = isinstance(s, dict) and isinstance(s.get("n"), int) and not isinstance(s["n"], bool) \
+            and s["n"] >= 2 and all(_number(s.get(k)) and 0 <= s[k] < math.inf for k in ("sd", "ci95"))
+        if not ok:
+            raise CorruptRunError(f"{path}: damaged: {at}.{key_text(name)} is not "
+                                  f"{{n: windows >= 2, sd: a number >= 0, ci95: a number >= 0}}")
+        windows.add(s["n"])
+    if len(windows) > 1:
+        raise CorruptRunError(f"{path}: damaged: {at}: its metrics have different numbers of windows "
+                              f"({', '.join(map(str, sorted(windows)))})")
+
+
+def _per_window(windows: Any, at: str, path: Path) -> None:
+    """A windowed run's `per_window`: a list of tables of metrics, one per window."""
+    if not isinstance(windows, list):
+        raise CorruptRunError(f"{path}: damaged: {at} is not a list of windows")
+    for i, window in enumerate(windows):
+        if not isinstance(window, dict) or not all(map(_metric, window.values())):
+            raise CorruptRunError(f"{path}: damaged: {at}[{i}] is not a table of metrics")
 
 
 def check_metrics(data: Any, path: Path) -> dict[str, Any]:

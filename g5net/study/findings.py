@@ -2,15 +2,26 @@
 evaluated on the study's runs.
 
 A finding's relation compares pairs of runs that differ only in one key
-(g5net/analysis/check.py). Every comparison holds: "yes"; some: "partly"; none: "no";
-nothing to compare (the metric is missing, or the scale lacks the points):
+(g5net/analysis/check.py); each comparison holds, fails, or, where the runs
+measured their metrics over windows, may be within noise (the difference is
+not significant by Welch's t test at 95 %). Over a finding's comparisons:
+
+    yes            every comparison holds
+    partly         some hold, the others fail or are within noise
+    no             none holds, and some fail (the rest may be within noise)
+    within noise   every comparison is within noise: the runs cannot tell
+
+Nothing to compare (the metric is missing, or the scale lacks the points):
 "not measured"; a finding with no relation: "not modelled" (the study says
-why). The g5net column gives the measured sides: the median ratio left/right
-over the comparisons, and the values of the first.
+why). The g5net column gives the measured sides: how many comparisons hold
+(and how many are within noise, where some are), the median ratio left/right
+of the means over the comparisons, and the values of the first (as mean ±
+half-width of the 95 % interval where it has spread).
 
 A magnitude (`measure`) gives its values over the runs instead: with the
-paper's `range`, every value inside it is "yes", some "partly", none "no";
-without one the verdict is "measured" and the figures and the why compare.
+paper's `range`, every value inside it is "yes", some "partly", none "no"
+(a windowed metric's value is its mean); without one the verdict is
+"measured" and the figures and the why compare.
 """
 
 from __future__ import annotations
@@ -21,10 +32,11 @@ from dataclasses import dataclass
 
 from ..analysis import check
 from ..errors import StudyError
+from ..metrics import spread
 from ..report.runs import Run
 from .builtin import Finding, Study, metric
 
-VERDICTS = ("yes", "partly", "no", "measured", "not measured", "not modelled")
+VERDICTS = ("yes", "partly", "no", "within noise", "measured", "not measured", "not modelled")
 
 
 @dataclass(frozen=True)
@@ -32,15 +44,28 @@ class Row:
     finding: Finding
     verdict: str
     g5net: str
+    within_noise: int = 0  # comparisons within noise, for the report's note
+
+
+def verdict_of(results: Sequence[check.Result]) -> str:
+    """A relation's verdict from its comparisons' results (the module docstring's table)."""
+    held = results.count(check.Result.HOLDS)
+    if held == len(results):
+        return "yes"
+    if held:
+        return "partly"
+    return "no" if check.Result.FAILS in results else "within noise"
 
 
 def _measured(comparisons: Sequence[check.Comparison]) -> str:
     held = sum(c.holds for c in comparisons)
+    noise = sum(c.result is check.Result.WITHIN_NOISE for c in comparisons)
     first = comparisons[0]
-    ratios = [c.left / c.right for c in comparisons if c.right]
+    ratios = [spread.mean(c.left) / spread.mean(c.right) for c in comparisons if spread.mean(c.right)]
     ratio = f", left/right x{statistics.median(ratios):.3g} (median)" if ratios else ""
-    return (f"{held}/{len(comparisons)} comparisons hold{ratio}; e.g. {first.host}.{first.workload} "
-            f"{first.left:.4g} vs {first.right:.4g}")
+    within = f", {noise} within noise" if noise else ""
+    return (f"{held}/{len(comparisons)} comparisons hold{within}{ratio}; e.g. {first.host}.{first.workload} "
+            f"{check.fmt(first.left, 4)} vs {check.fmt(first.right, 4)}")
 
 
 def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
@@ -78,7 +103,6 @@ def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
         if not made:
             rows.append(Row(f, "not measured", "no two runs to compare"))
             continue
-        held = sum(c.holds for c in made)
-        verdict = "yes" if held == len(made) else "no" if held == 0 else "partly"
-        rows.append(Row(f, verdict, _measured(made)))
+        results = [c.result for c in made]
+        rows.append(Row(f, verdict_of(results), _measured(made), results.count(check.Result.WITHIN_NOISE)))
     return rows

@@ -20,12 +20,21 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# Said under a summary table that has a comparison within noise: that verdict is
+# about the runs' precision, not a disagreement of the model with the paper.
+NOISE_NOTE = ("Within noise: a comparison of metrics measured over windows whose difference is not "
+              "significant (Welch's t test, two-sided at 95 %, each window a batch) neither holds nor "
+              "fails: the runs cannot tell the two sides apart. A finding is \"within noise\" where "
+              "every comparison is, \"partly\" where some hold.")
+
+
 def summary_table(rows: Sequence[findings.Row]) -> list[str]:
+    """The table of findings, and what "within noise" means where a comparison was."""
     lines = ["| finding | paper | g5net | reproduced | why |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append("| " + " | ".join(_cell(c) for c in (r.finding.text, r.finding.paper, r.g5net,
                                                             r.verdict, r.finding.why or "-")) + " |")
-    return lines
+    return lines + (["", NOISE_NOTE] if any(r.within_noise for r in rows) else [])
 
 
 def _number(v: object) -> str:

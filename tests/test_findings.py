@@ -1,0 +1,69 @@
+"""A finding's verdict from its comparisons (g5net/study/findings.py), "within
+noise" among them, and how a study's summary table shows it."""
+
+from __future__ import annotations
+
+import pytest
+from test_check_spread import windowed_runs
+
+from g5net.analysis.check import Result
+from g5net.report import runs as runsmod
+from g5net.study import builtin as catalog
+from g5net.study import findings, report
+
+H, F, N = Result.HOLDS, Result.FAILS, Result.WITHIN_NOISE
+
+
+@pytest.mark.parametrize("results, verdict", [
+    ([H], "yes"), ([H, H], "yes"),
+    ([H, F], "partly"), ([H, N], "partly"), ([H, F, N], "partly"),
+    ([F], "no"), ([F, F], "no"), ([F, N], "no"),
+    ([N], "within noise"), ([N, N], "within noise"),
+])
+def test_the_verdict_of_a_finding_from_its_comparisons(results, verdict):
+    assert findings.verdict_of(results) == verdict
+    assert verdict in findings.VERDICTS
+
+
+# Relations on the windowed runs of test_check_spread: fast holds, close is within noise, slow fails.
+EXPECT = """
+[[relation]]
+by = "host.nic.attach"
+name = "{name}"
+expect = [{exprs}]
+"""
+RELATIONS = {
+    "faster": ["fast >"],
+    "close": ["close >"],
+    "some": ["fast >", "close >"],
+    "contra": ["slow >", "close >"],
+    "alike": ["close =="],
+}
+
+
+def _toy_study(root):
+    (root / "toy").mkdir(parents=True)
+    (root / "toy" / "study.toml").write_text('title = "t"\npaper = "p"\nabout = "a"\n' + "".join(
+        f'[[finding]]\nname = "{name}"\ntext = "{name}"\npaper = "-"\nrelation = "{name}"\n' for name in RELATIONS))
+    (root / "toy" / "expect.toml").write_text("".join(EXPECT.format(name=name, exprs=", ".join(
+        f'"integrated.server.stream.{metric} {op} pcie.server.stream.{metric}"'
+        for metric, op in (e.split() for e in exprs))) for name, exprs in RELATIONS.items()))
+    return catalog.load("toy", root)
+
+
+def test_a_study_summary_shows_within_noise_and_says_what_it_means(tmp_path):
+    runs = runsmod.load(windowed_runs(tmp_path / "runs"))
+    rows = findings.evaluate(_toy_study(tmp_path / "studies"), runs)
+    assert [(r.finding.name, r.verdict, r.within_noise) for r in rows] == [
+        ("faster", "yes", 0), ("close", "within noise", 1), ("some", "partly", 1), ("contra", "no", 1),
+        ("alike", "yes", 0)]
+    close = rows[1]
+    assert close.g5net == ("0/1 comparisons hold, 1 within noise, left/right x1 (median); "
+                           "e.g. server.stream 951.2 ± 7.9 vs 948.0 ± 7.9")
+    assert rows[2].g5net.startswith("1/2 comparisons hold, 1 within noise, ")
+    lines = report.summary_table(rows)
+    assert "| close | - | 0/1 comparisons hold, 1 within noise," in lines[3] and "| within noise | - |" in lines[3]
+    assert lines[-2:] == ["", report.NOISE_NOTE]
+    # Without a comparison within noise the table is as it always was.
+    assert report.NOISE_NOTE not in report.summary_table([rows[0], rows[4]])
+    assert rows[0].g5net == "1/1 comparisons hold, left/right x1.06 (median); e.g. server.stream 951.2 ± 7.9 vs 900.0 ± 7.9"
