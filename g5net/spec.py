@@ -116,11 +116,6 @@ MAX_MSG_BYTES = 2**30
 # Windows of a region (experiment.windows): a mean and its spread need two; a
 # run of more than a thousand is a sweep's work.
 MAX_WINDOWS = 1000
-# Each window is a gem5 stats dump that the guest schedules, at once, with
-# one `m5` call (workloads/windows.sh): up to this long each, measured at
-# WINDOW_ARM_MEASURED on the slowest CPU g5net models, so the calls end
-# before the first window opens.
-WINDOW_ARM_MS_PER_CALL = 0.5
 # A spec, sweep table included, is a page or two of TOML.
 MAX_SPEC_BYTES = 4 * 2**20
 # Every flow of every workload listens on a TCP or UDP port of its own, from
@@ -169,16 +164,15 @@ class Experiment:
                                  f"traces {PC_SAMPLE_WINDOW_US:g} us; configs/README.md)")
     warmup_ms: float = _f(10.0, lo=0.0,
                           doc="with windows: simulated ms (the guest's clock) from a workload's "
-                              "start to its first window: connections made, slow start over, "
-                              f"caches warm; at least {WINDOW_ARM_MS_PER_CALL:g} ms per window "
-                              f"and {WINDOW_ARM_MS_PER_CALL:g} more (the m5 calls that schedule "
-                              f"gem5's window dumps run in it)")
+                              "start, its flows connected, to its first window: slow start over, "
+                              "caches warm, and the guest's own snapshot taken; at least "
+                              "window_ms")
     windows: int = _f(0, lo=0, hi=MAX_WINDOWS,
                       doc="measure each workload as this many consecutive windows of window_ms "
                           "inside its running stream, after warmup_ms, each window its own "
                           "gem5 stats dump; metrics are the mean over windows with a 95% "
                           "confidence interval (docs/metrics.md); 0: the workload's whole life "
-                          "is one region; else at least 2; stream workloads only")
+                          "is one region; else at least 2; one stream workload per spec")
     window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
 
 
@@ -750,12 +744,6 @@ def window_span_ms(e: Experiment) -> float:
     return e.warmup_ms + (e.windows + 1) * e.window_ms
 
 
-def arm_ms(e: Experiment) -> float:
-    """The warm-up's last part, in which the guest schedules its windows: one
-    m5 call for the reset and one per window."""
-    return (e.windows + 1) * WINDOW_ARM_MS_PER_CALL
-
-
 def _check_windows(spec: Spec) -> None:
     """What windows need of the experiment; each stream kind checks its
     workload against window_span_ms (workloads/stream.py)."""
@@ -769,11 +757,16 @@ def _check_windows(spec: Spec) -> None:
     if not e.window_ms:
         raise SpecError(f"experiment.window_ms: 0 ms windows measure nothing; give each of the "
                         f"{e.windows} windows a length")
-    if e.warmup_ms < arm_ms(e):
-        raise SpecError(f"experiment.warmup_ms: {e.warmup_ms:g} ms is too short for "
-                        f"{e.windows} windows: the guest schedules them with {e.windows + 1} m5 "
-                        f"calls before the first opens, up to {WINDOW_ARM_MS_PER_CALL:g} ms each; "
-                        f"use at least {arm_ms(e):g}")
+    if e.warmup_ms < e.window_ms:
+        raise SpecError(f"experiment.warmup_ms: {e.warmup_ms:g} ms is shorter than a window "
+                        f"({e.window_ms:g} ms): the warm-up holds the guest's own snapshot, "
+                        f"which must end before the first window opens; use at least "
+                        f"{e.window_ms:g}")
+    if len(spec.workloads) > 1:
+        raise SpecError(f"experiment.windows: {len(spec.workloads)} workloads; windows measure "
+                        f"one: they are gem5's periodic stats dumps, which gem5 cannot stop "
+                        f"once started, so a second workload's windows would mix with the "
+                        f"first's; run each workload as a spec of its own (a sweep point)")
     if e.processes == "per-host":
         raise SpecError("experiment.windows: per-host processes keep a set of statistics each, "
                         "and each host would open its windows at its own time; measure windows "

@@ -6,17 +6,16 @@ g5_window_snap() {
 	head -n 100000 /proc/uptime /proc/stat /proc/interrupts /proc/softirqs /proc/net/snmp \
 		/proc/net/dev >"$G5_OUT/$1.proc"
 }
-# g5_windows_arm GAP_NS WINDOW_NS N: gem5's statistics reset GAP_NS from now,
-# then dumped WINDOW_NS, 2 x WINDOW_NS, ... N x WINDOW_NS after that, each
-# dump holding everything since the reset (g5net takes each window as the
-# difference of two dumps). Each call counts from its own start, so a window
-# lasts WINDOW_NS plus one call's time; the dumps' ticks say exactly. One-shot
-# dumps, because gem5 never stops a periodic one (stat_control.cc).
+# g5_windows_arm DELAY_NS WINDOW_NS: gem5's statistics reset now, then dumped
+# DELAY_NS from now and every WINDOW_NS after that, without another reset:
+# window k is dump k less dump k-1 (g5net/metrics/gem5.py), so every window
+# lasts exactly WINDOW_NS. (Counters need the reset: gem5 derives a simple
+# CPU's idle cycles from an average since the last reset, and its cycle
+# count would otherwise go back further.) One call for every dump, made
+# before the window opens: gem5 repeats the dump until the simulation ends
+# (stat_control.cc has no way to stop it), and the dumps after the last
+# window belong to no window.
 g5_windows_arm() {
-	local k=1
-	m5 resetstats "$1"
-	while [ "$k" -le "$3" ]; do
-		m5 dumpstats $(($1 + k * $2))
-		k=$((k + 1))
-	done
+	m5 resetstats
+	m5 dumpstats "$1" "$2"
 }

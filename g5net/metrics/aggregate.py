@@ -1,5 +1,6 @@
 """Every client of a workload together (fan-in, fan-out, hot-spot): metrics.json's
-`aggregate`, each metric defined here beside the code that computes it."""
+`aggregate`, each metric defined here beside the code that computes it.
+Windowed runs (metrics/windows.py) also have the sums' `spread`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..spec import Spec
-from . import guest
+from . import guest, spread
 from .metric import RunMetric
 
 # Summed over a server's clients in `aggregate`; latencies are averaged and maxed.
@@ -22,15 +23,33 @@ def combine(spec: Spec, hosts: Mapping[str, Mapping[str, Mapping[str, Any]]]) ->
     for w in spec.workloads:
         each = [hosts.get(c, {}).get(w.name, {}) for c in clients]
         agg: dict[str, Any] = {"clients": len(clients)}
+        spreads = {}
         for k in SUMMED:
             values = [m[k] for m in each if k in m]
             if len(values) == len(clients):
                 agg[f"{k}_sum"] = sum(values)
+                windowed = _window_sums(each, k)
+                if windowed:
+                    spreads[f"{k}_sum"] = spread.summary(windowed).to_dict()
+        if spreads:
+            agg[spread.SPREAD] = spreads
         latencies = [m["latency_us"] for m in each if "latency_us" in m]
         if latencies and len(latencies) == len(clients):
             agg.update(latency_us_mean=sum(latencies) / len(latencies), latency_us_max=max(latencies))
         out[w.name] = agg
     return out
+
+
+def _window_sums(each: list[Mapping[str, Any]], k: str) -> list[float]:
+    """Metric `k` of every client added window by window, where windows
+    measured them all alike: the spread of the sum then holds whatever the
+    clients' windows share (one stream's ends rising and falling together)."""
+    windows = [m.get(spread.PER_WINDOW) for m in each]
+    if not all(windows) or len({len(w) for w in windows}) != 1:
+        return []
+    if not all(k in w for ws in windows for w in ws):
+        return []
+    return [sum(ws[i][k] for ws in windows) for i in range(len(windows[0]))]
 
 
 _GUEST_UNITS = {m.name: m.unit for m in guest.METRICS}

@@ -74,7 +74,7 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
     engine's object names); a host the map lacks is its own prefix (run_record.board)."""
     n = spec.experiment.windows
-    counters = gem5.roi_stats(rd.stats_txt, [(w.name, n or 1) for w in spec.workloads])
+    counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1 if n else 1) for w in spec.workloads])
     sampled = _sampled(spec, rd, counters, {name: run_record.board(boards, name) for name in results})
     hosts = {}
     for name, r in results.items():

@@ -52,10 +52,11 @@ def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
     stats dumps. `regions`: (workload, dumps) in spec order.
 
     A workload of one dump is one region: the guest brackets it with `m5
-    resetstats` / `m5 dumpstats`. A workload of N dumps is N windows: the
-    dumps count from one reset (windows.sh), and window k is dump k less
-    dump k-1. Later dumps (gem5's own at exit) are no workload's. No file,
-    or fewer dumps, leaves workloads out.
+    resetstats` / `m5 dumpstats`. A workload of N+1 dumps is N windows: gem5
+    dumped without resetting (workloads/windows.sh), and window k is dump k
+    less dump k-1. Later dumps (gem5's own at exit, a windowed run's periodic
+    dumps after its last window) are no workload's. No file, or fewer dumps,
+    leaves workloads out.
     """
     if not stats_txt.is_file():
         return {}
@@ -66,7 +67,7 @@ def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
         mine = [_dump_metrics(d) for _, d in zip(range(count), dumps)]
         if len(mine) < count:
             break
-        out[name] = [mine[0]] + [_minus(b, a) for a, b in zip(mine, mine[1:])]
+        out[name] = mine if count == 1 else [_minus(b, a) for a, b in zip(mine, mine[1:])]
     return out
 
 

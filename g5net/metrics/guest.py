@@ -79,17 +79,23 @@ def _guest(name: str, unit: str, description: str) -> RunMetric:
 
 
 METRICS: tuple[RunMetric, ...] = (
-    _guest("throughput_mbps", "Mbit/s", "the workload's throughput as its tool reports it on "
-                                       "this host (iperf, iperf3, wrk): a stream's client reports "
-                                       "what it sent, its server what it received, each over its "
-                                       "own start and end, so the two ends of one stream differ; "
-                                       "sent_mbps and received_mbps say which; NetPIPE has "
-                                       "peak_mbps instead"),
+    _guest("throughput_mbps", "Mbit/s", "without windows: the workload's throughput as its tool "
+                                       "reports it on this host (iperf, iperf3, wrk): a stream's "
+                                       "client reports what it sent, its server what it received, "
+                                       "each over its own start and end, so the two ends of one "
+                                       "stream differ; sent_mbps and received_mbps say which; "
+                                       "NetPIPE has peak_mbps instead. With windows "
+                                       "(experiment.windows): the wire's, per window, in the "
+                                       "directions the host's data goes (wire_sent_mbps, "
+                                       "wire_received_mbps), on which a stream's two ends agree; "
+                                       "the tool's own is then app_throughput_mbps"),
     _guest("sent_mbps", "Mbit/s", "streams: what the host's application reports it sent, all its "
-                                  "flows together (0 on a host that only receives)"),
+                                  "flows together (0 on a host that only receives); with "
+                                  "windows app_sent_mbps, and wire_sent_mbps the wire's"),
     _guest("received_mbps", "Mbit/s", "streams: what the host's application reports it received, "
                                       "all its flows together; the studies' throughput is the "
-                                      "receiving server's"),
+                                      "receiving server's; with windows app_received_mbps, and "
+                                      "wire_received_mbps the wire's"),
     _guest("latency_us", "us", "NetPIPE: half the round trip of its smallest message; "
                                "web: wrk's mean request latency"),
     _guest("peak_mbps", "Mbit/s", "NetPIPE: the highest throughput over its message sizes"),

@@ -126,6 +126,7 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
     record["engine"] = {"name": info.name, "binary": str(info.binary), "version": info.version,
                         "digest": info.digest, "args": list(info.args)}
     record["identity"] = identity.record(engine_key)
+    record["region"] = run_record.region(spec)
     record["artifacts"] = {k: {"digest": v} for k, v in arts.digests().items()}
     for v, k in arts.kernels.items():
         record["artifacts"][f"kernel-{v}"]["path"] = str(k.bzimage)

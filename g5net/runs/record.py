@@ -13,6 +13,10 @@ before it could write one.
                                 statistics
     identity                    when an engine ran: the version of the run id's computation
                                 and the engine's part of it (g5net/model/identity.py)
+    region                      what each workload was measured over: {"kind": "whole-life"},
+                                or {"kind": "windows", windows, window_ms, warmup_ms}
+    engine_notes                what the engine did that spoiled nothing but a reader should
+                                know (a gem5 process that died after the simulation ended)
     failure                     when status is not `done`: reasons, log and console tails
 
 A record committed to a repository (a study's results, a test fixture) is
@@ -32,8 +36,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import home
-from ..version import __version__
 from ..artifacts import cache as artifact_cache
+from ..spec import Spec
+from ..version import __version__
+
+# run.json's region kinds.
+WHOLE_LIFE, WINDOWS = "whole-life", "windows"
 
 
 def now() -> str:
@@ -52,6 +60,16 @@ def begin(run_id: str, name: str, spec: dict[str, Any], started: datetime | None
         "timings": {"started": (started.isoformat(timespec="seconds") if started else now())},
         "spec": spec,
     }
+
+
+def region(spec: Spec) -> dict[str, Any]:
+    """What a run measured each workload over (run.json's `region`): its whole
+    life, or windows inside its running stream (experiment.windows). Runs
+    recorded before windows have no `region`: they measured whole lives."""
+    e = spec.experiment
+    if not e.windows:
+        return {"kind": WHOLE_LIFE}
+    return {"kind": WINDOWS, "windows": e.windows, "window_ms": e.window_ms, "warmup_ms": e.warmup_ms}
 
 
 def finish(record: dict[str, Any], status: str, total_s: float) -> dict[str, Any]:

@@ -40,6 +40,7 @@ _RUN: dict[str, tuple[Callable[[Any], bool], str]] = {
                "a table (version a string)"),
     "artifacts": (lambda v: isinstance(v, dict), "a table"),
     "boards": (_text_table, "a table of strings"),
+    "region": (lambda v: isinstance(v, dict) and isinstance(v.get("kind"), str), "a table (kind a string)"),
     "engine_notes": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
                      "a list of strings"),
     "failure": (lambda v: isinstance(v, dict) and isinstance(v.get("reasons", []), list)

@@ -45,6 +45,11 @@ class WorkloadKind(abc.ABC):
         """Job lines before the region of interest (files, scripts)."""
         return []
 
+    def prewarm(self, w: Workload) -> list[str]:
+        """Job lines that load the benchmark's binary and libraries into the
+        page cache before a windowed region (workloads/windows.py)."""
+        return []
+
     @abc.abstractmethod
     def command(self, w: Workload, inst: Instance) -> str:
         """The job line that runs one instance inside the region: a

@@ -39,6 +39,9 @@ class StreamKind(WorkloadKind):
                             f"x window_ms {e.window_ms:g} = {need_ms:g} ms (one window more, so "
                             f"that the stream's end falls in none); at least {need_ms / 1000:g}")
 
+    def prewarm(self, w: Workload) -> list[str]:
+        return [f"{self.name} -v >/dev/null 2>&1"]
+
     def host_figures(self, found: list[tuple[Instance, dict[str, Any]]]) -> dict[str, Any]:
         """A stream host's throughput each way: what it sent and what it received."""
         return {f"{d}_mbps": sum(f.get("throughput_mbps", 0.0) for i, f in found

@@ -1,22 +1,30 @@
 """A workload measured as windows inside its running stream (experiment.windows).
 
-The workload's instances start, in the background, outside any region, and
-each host counts the warm-up from the moment its flows connected (start);
-after the warm-up (the guest's clock, which under gem5 is simulated time) the
-region is `windows` consecutive windows of `window_ms`:
+Outside any region, the job first runs the benchmark's binary once, so that
+it and its libraries are in the page cache (the disk is not read inside a
+window); a client waits until its server listens (ready.py), then starts;
+each host waits until each of its flows is connected (/proc/net/tcp). From
+that moment it counts the warm-up, and the region is `windows` consecutive
+windows of `window_ms` after it, by simulated time under gem5 (the guest's
+clock):
 
-- gem5: the host that frames regions (job.stats_host) schedules every
-  window's stats dump at once, at the warm-up's end, with one `m5` call each
-  (workloads/windows.sh, g5_windows_arm): gem5 then resets and dumps its
-  statistics at exact simulated times while the guest sleeps, so nothing the
-  job does falls inside a window. Every host snapshots its /proc counters just
-  before the first window and just after the last, in one process each
-  (g5_window_snap): the guest's own figures are of the windows together.
+- gem5: the host that frames regions (job.stats_host), once its flows are
+  connected, resets gem5's statistics and asks gem5, with one `m5` call, to
+  dump them when the warm-up ends and every window_ms after that
+  (workloads/windows.sh): every window is then exact, and nothing the job
+  does falls inside one. The
+  guest's own counters (context switches, interrupts) are snapshot as the
+  warm-up begins and just after the last window, by each host's own clock, in
+  one process each (g5_window_snap): the guest's figures are of the warm-up
+  and the windows together. (Snapshot at a window's edge, the process would
+  run inside the window: a one-CPU sender measured 3 times the instructions
+  per packet in its first window when the snapshot was taken one window
+  before it.)
 - QEMU, which keeps no statistics: each host snapshots its counters at every
   window's edge, by its own clock, and each window's figures are the guest's.
 
-Then the job waits for the instances to end. Item NAME.w<k>.proc is the
-snapshot at the end of window k (w0: the first window's start).
+Then the job waits for its flows to end. Item NAME.w<k>.proc is the snapshot
+at the end of window k (w0: at the first's start, or the warm-up's).
 
 Like workloads/profile.sh, windows.sh travels at the top of each job that
 uses it, rather than in the disk image, whose digest is every run id's.
@@ -28,13 +36,18 @@ import functools
 from typing import TYPE_CHECKING
 
 from ..home import REPO
-from ..spec import Experiment, Workload, arm_ms
+from ..spec import Experiment, Workload
 from .ready import READY_POLL_S, answer_ready, wait_ready
+from .shell import CLIENT_RETRY_S
 
 if TYPE_CHECKING:
     from .flows import Instance
 
 FUNCTIONS_FILE = REPO / "workloads" / "windows.sh"
+# Under gem5 a host wakes this long after the last window's end, to snapshot
+# its counters: after the window, and long before its flows end (the spec
+# makes them stream one window more, spec.window_span_ms).
+_LAST_SNAPSHOT_MS = 0.1
 
 
 @functools.cache
@@ -48,7 +61,7 @@ def described(e: Experiment) -> str:
 
 
 def snapshot(name: str, k: int) -> str:
-    """The item of the snapshot at the end of window `k` (0: the first's start)."""
+    """The item of the snapshot at the end of window `k` (0: before the first)."""
     return f"{name}.w{k}.proc"
 
 
@@ -57,32 +70,44 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.6f}".rstrip("0").rstrip(".") or "0"
 
 
+def _until(pattern: str) -> str:
+    """A loop until a line of /proc/net/tcp or tcp6 matches `pattern` (grep
+    -E), for as long as a client waits for its server."""
+    tries = int(CLIENT_RETRY_S / READY_POLL_S)
+    return (f"i=0; until grep -qE '{pattern}' /proc/net/tcp /proc/net/tcp6 2>/dev/null || "
+            f"[ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done")
+
+
 def _listening(inst: Instance) -> str:
-    """A server's loop until its TCP port listens (/proc/net/tcp state 0A,
-    any local address: iperf binds one NIC's where there are several)."""
-    pattern = f":{inst.port:04X} [0-9A-F]*:0000 0A "
-    return (f"until grep -q '{pattern}' /proc/net/tcp /proc/net/tcp6 2>/dev/null; "
-            f"do sleep {READY_POLL_S}; done")
+    """Until the server's port listens (state 0A, any local address: iperf
+    binds one NIC's where there are several)."""
+    return _until(f":{inst.port:04X} [0-9A-F]+:0000 0A ")
 
 
-def start(w: Workload, insts: list[Instance], commands: list[str]) -> list[str]:
-    """Lines that start the instances in the background and return once every
-    flow of this host is connected, so that both ends count the warm-up from
-    one moment: a server returns when each client has asked whether it
-    listens (ready.py), a client once each server has answered."""
-    serving = [i for i in insts if i.serves]
-    lines = [wait_ready(i) for i in insts if not i.serves]
+def _connected(inst: Instance) -> str:
+    """Until the instance's flow is connected (state 01): the server's port
+    as the local one on a server, as the remote one on a client."""
+    if inst.serves:
+        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ")
+    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ")
+
+
+def region(e: Experiment, w: Workload, insts: list[Instance], commands: list[str], prewarm: list[str],
+           *, arms: bool, every_edge: bool) -> list[str]:
+    """The job lines of workload `w` measured as windows: `commands` (one per
+    instance of `insts`) run in the background, after `prewarm`; `arms`: this
+    host schedules gem5's window dumps; `every_edge`: the guest snapshots
+    every window's edge."""
+    name = w.name
+    lines = list(prewarm)
+    lines += [wait_ready(i) for i in insts if not i.serves]
     lines += [f"{c} &" for c in commands]
-    for inst in serving:
-        lines += [_listening(inst), answer_ready(w, inst)]
-    return lines
-
-
-def region(e: Experiment, name: str, *, arms: bool, every_edge: bool) -> list[str]:
-    """The job lines of workload `name` measured as windows, once its
-    instances run (start); `arms`: this host schedules gem5's window dumps;
-    `every_edge`: snapshots at every window's edge."""
-    lines: list[str] = []
+    for inst in insts:
+        if inst.serves:
+            lines += [_listening(inst), answer_ready(w, inst)]
+    lines += [_connected(i) for i in insts]
+    if arms:
+        lines.append(f"g5_windows_arm {round(e.warmup_ms * 1e6)} {round(e.window_ms * 1e6)}")
     if every_edge:
         lines += [f"sleep {_seconds(e.warmup_ms)}",
                   f"g5_window_snap {name}.w0",
@@ -93,12 +118,7 @@ def region(e: Experiment, name: str, *, arms: bool, every_edge: bool) -> list[st
                   "\tk=$((k + 1))",
                   "done"]
     else:
-        # The warm-up's last arm_ms is the m5 calls' (spec.WINDOW_ARM_MS_PER_CALL).
-        gap_ms = arm_ms(e)
-        lines += [f"sleep {_seconds(e.warmup_ms - gap_ms)}",
-                  f"g5_window_snap {name}.w0"]
-        if arms:
-            lines.append(f"g5_windows_arm {round(gap_ms * 1e6)} {round(e.window_ms * 1e6)} {e.windows}")
-        lines += [f"sleep {_seconds(gap_ms + e.windows * e.window_ms)}",
+        lines += [f"g5_window_snap {name}.w0",
+                  f"sleep {_seconds(e.warmup_ms + e.windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
                   f"g5_window_snap {name}.w{e.windows}"]
     return lines + ["wait"]
