@@ -113,6 +113,13 @@ PC_SAMPLE_WINDOW_US = 2.0
 # The shortest period, in windows: a quarter of the instructions traced.
 PC_SAMPLE_MIN_WINDOWS = 4
 MAX_MSG_BYTES = 2**30
+# Repeats of a run (experiment.repeats): enough for a spread between runs,
+# few enough for one run directory.
+MAX_REPEATS = 100
+# How much later each repeat starts its workloads than the one before
+# (experiment.repeat): a prime number of microseconds, so that repeats meet
+# the guest's 4 ms timer tick at different phases.
+REPEAT_START_US = 137.0
 # Windows of a region (experiment.windows): a mean and its spread need two; a
 # run of more than a thousand is a sweep's work.
 MAX_WINDOWS = 1000
@@ -174,6 +181,16 @@ class Experiment:
                           "confidence interval (docs/metrics.md); 0: the workload's whole life "
                           "is one region; else at least 2; one stream workload per spec")
     window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
+    repeats: int = _f(1, lo=1, hi=MAX_REPEATS,
+                      doc="run the experiment this many times, each repeat from the same boot "
+                          "with its own perturbation (experiment.repeat), in one run directory: "
+                          "metrics are the mean over repeats, their spread the repeats' "
+                          "(docs/metrics.md)")
+    repeat: int = _f(0, lo=0, hi=MAX_REPEATS - 1,
+                     doc="which perturbation a run gets: repeat k > 0 seeds the guest's random "
+                         f"numbers with k and starts its workloads k x {REPEAT_START_US:g} "
+                         "simulated us later (gem5 is deterministic: without it repeats would "
+                         "be identical); g5net sets it for each of experiment.repeats")
 
 
 @dataclass(frozen=True)
@@ -434,6 +451,11 @@ class Spec:
         longest allowed, the shortest hop's delay (a packet must never be due
         inside the quantum in which it was sent)."""
         return self.experiment.sync_quantum_us or min(self.hop_delays_us().values())
+
+    def repeated(self, k: int) -> "Spec":
+        """Repeat `k` of experiment.repeats: one run, perturbed as repeat k."""
+        return dataclasses.replace(self, experiment=dataclasses.replace(self.experiment, repeats=1,
+                                                                        repeat=k))
 
     def with_engine(self, engine: str) -> "Spec":
         return from_dict(_replace_key(self.to_dict(), ("experiment", "engine"), engine))

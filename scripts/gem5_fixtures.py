@@ -9,6 +9,11 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-dca/          examples/dca-gem5.toml (integrated NIC, DMA into a shared L3)
     gem5-mrrs-512/     examples/pcie-read-request-gem5.toml, its first point (512 B reads)
     gem5-mrrs-4096/    its second point (4096 B reads)
+    gem5-steady-state/ examples/steady-state-gem5.toml (the stream as 8 windows)
+    gem5-whole-life/   examples/whole-life-gem5.toml (that stream, its whole life one region)
+    gem5-steady-4k/    examples/steady-state-sizes-gem5.toml, 4 KiB messages, PC samples
+    gem5-steady-16k/   its second point (16 KiB)
+    gem5-steady-64k/   its third point (64 KiB)
 
     .venv/bin/python scripts/gem5_fixtures.py [--only NAME] [--metrics-only]
 
@@ -18,7 +23,8 @@ and results.json, without gem5, after a change to how metrics are derived.
 Each is laid out as the run directory it was copied from (g5net/runs/rundir.py),
 so that tests open it with RunDir like any run, and keeps what the results tests
 read (run.json, spec.json, results.json, metrics.json, every host's console, the
-job scripts, m5out/stats.txt and m5out/config.ini) and provenance.json (gem5
+job scripts, m5out/stats.txt (a windowed run's windows' dumps) and
+m5out/config.ini, the PC samples where the spec took them) and provenance.json (gem5
 version, configs digest, the boot's record); never checkpoints or images, and
 no machine's own paths: run.json and config.ini name files in g5net's cache
 as $G5NET_CACHE/... (runs/record.py), config.ini the job scripts as <run dir>/...
@@ -43,6 +49,7 @@ from g5net.model import sweep  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
+from g5net.stats.parse import END  # noqa: E402
 
 # name -> (spec, the point of its sweep; None for a spec without one).
 FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None),
@@ -50,7 +57,11 @@ FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None
             "gem5-switched": (REPO / "examples" / "switched-gem5.toml", None),
             "gem5-dca": (REPO / "examples" / "dca-gem5.toml", None),
             "gem5-mrrs-512": (REPO / "examples" / "pcie-read-request-gem5.toml", 0),
-            "gem5-mrrs-4096": (REPO / "examples" / "pcie-read-request-gem5.toml", 1)}
+            "gem5-mrrs-4096": (REPO / "examples" / "pcie-read-request-gem5.toml", 1),
+            "gem5-steady-state": (REPO / "examples" / "steady-state-gem5.toml", None),
+            "gem5-whole-life": (REPO / "examples" / "whole-life-gem5.toml", None),
+            **{f"gem5-steady-{k}k": (REPO / "examples" / "steady-state-sizes-gem5.toml", i)
+               for i, k in enumerate((4, 16, 64))}}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 
@@ -65,6 +76,8 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
                      f"fixtures unchanged")
         files = [rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
+        if spec.experiment.pc_sample_us:
+            files.append(rd.pc_samples)
         shutil.rmtree(out, ignore_errors=True)
         fixture = RunDir(out)
         fixture.m5out.mkdir(parents=True)
@@ -74,6 +87,8 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
         # No machine's own paths in a committed file (runs/record.py).
         fixture.write_json(fixture.run_json, run_record.portable(record))
         fixture.config_ini.write_text(portable_config(rd.config_ini.read_text()))
+        if spec.experiment.windows:
+            keep_dumps(fixture.stats_txt, spec.experiment.windows + 1)
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     engine = engines.get("gem5")
     boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
@@ -85,6 +100,18 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
     kept = [f for f in out.rglob("*") if f.is_file()]
     print(f"{out}: {len(kept)} files, {sum(f.stat().st_size for f in kept) / 1e6:.1f} MB")
+
+
+def keep_dumps(stats: Path, count: int) -> None:
+    """Only the first `count` dumps of `stats`: a windowed run's windows
+    (g5net/metrics/gem5.py roi_stats), not gem5's periodic dumps after them
+    (workloads/windows.sh), which no metric reads and which would make the
+    fixture some ten megabytes."""
+    text = stats.read_text()
+    at = 0
+    for _ in range(count):
+        at = text.index(END, at) + len(END)
+    stats.write_text(text[:at] + "\n")
 
 
 def portable_config(text: str) -> str:

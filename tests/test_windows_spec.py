@@ -93,10 +93,11 @@ def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
     assert server[3] == "timeout 120 nc -l -p 35001 </dev/null >/dev/null"
     assert server[4].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 '")
     # Each host snapshots its counters as the warm-up begins and after the
-    # last window, and sleeps through the windows.
-    for lines in (client, server):
-        assert lines[-4:] == ["g5_window_snap stream.w0", "sleep 0.0501", "g5_window_snap stream.w8",
-                              "wait"]
+    # last window, and sleeps through the windows; then the client stops
+    # iperf, which reports, and its server ends with it.
+    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "g5_window_snap stream.w8",
+                           "killall -INT iperf", "wait"]
+    assert server[-3:] == ["g5_window_snap stream.w0", "wait", "g5_window_snap stream.w8"]
     assert "g5_window_snap()" in render(s, s.host("client"))
 
 
@@ -104,6 +105,10 @@ def test_qemu_snapshots_every_window_edge():
     s = spec.loads(windowed("qemu"))
     lines = _region(render(s, s.host("client")))
     assert not any("g5_windows_arm" in line for line in lines)
-    assert lines[-9:] == ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
-                          "\tsleep 0.005", "\tg5_window_snap stream.w$k", "\tk=$((k + 1))", "done", "wait"]
+    assert lines[-10:] == ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
+                           "\tsleep 0.005", "\tg5_window_snap stream.w$k", "\tk=$((k + 1))", "done",
+                           "killall -INT iperf", "wait"]
+    # iperf3 would report an error when interrupted: its client runs its duration.
+    s3 = spec.loads(windowed("qemu", **{'kind = "iperf"': 'kind = "iperf3"'}))
+    assert _region(render(s3, s3.host("client")).replace("iperf3, 8", "iperf, 8"))[-2:] == ["done", "wait"]
     assert windows.snapshot("stream", 3) == "stream.w3.proc"

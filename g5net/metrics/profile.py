@@ -191,6 +191,9 @@ class Breakdown:
     # gem5's samples outside idle loops, for "gem5-pc-samples": the shares'
     # statistical weight (a share of n samples is uncertain by about sqrt(n)).
     samples: int | None = None
+    # Share of the busy time (percent) in process life-cycle work (PROCESS):
+    # where gem5 sampled every function, not only the heaviest.
+    process_pct: float | None = None
 
     def per_packet_us(self, packets: int | None) -> dict[str, float]:
         return {c: t / packets for c, t in self.time_us.items()} if packets else {}
@@ -241,7 +244,29 @@ def sampled(counts: Mapping[str, int], sample_us: float) -> Breakdown | None:
     if not total:
         return None
     share = {c: 100 * t / total for c, t in times.items()}
-    return Breakdown("time", "gem5-pc-samples", share, times, idle, top, round(total / sample_us))
+    process = sum(f.time_us for f in rows if category(f.name) != IDLE and _process(f.name))
+    return Breakdown("time", "gem5-pc-samples", share, times, idle, top, round(total / sample_us),
+                     100 * process / total)
+
+
+# Process life-cycle work, across the categories (mostly "kernel"): starting
+# programs (exec, fork, mmap), ending them (exit, unmapping) and faulting
+# their pages in. A region that opens with a program's start and closes with
+# its exit is mostly this (the Niagara 2 study's whole-life regions:
+# unmap_page_range, filemap_map_pages); a steady stream has next to none.
+PROCESS: tuple[str, ...] = (
+    "*execve*", "*exec_binprm*", "load_elf_binary", "begin_new_exec", "bprm_*", "setup_arg_pages",
+    "do_exit", "do_group_exit", "exit_mmap", "mmput", "unmap_page_range", "unmap_vmas",
+    "zap_*", "free_pgtables", "tlb_finish_mmu", "copy_process", "kernel_clone", "dup_mm*",
+    "copy_page_range", "*page_fault*", "*handle_mm_fault", "handle_pte_fault", "do_fault",
+    "do_read_fault", "do_cow_fault", "do_anonymous_page", "do_wp_page", "wp_page_copy",
+    "filemap_map_pages", "filemap_fault", "next_uptodate_page", "do_mmap", "mmap_region",
+    "vm_mmap_pgoff", "do_vmi_munmap", "do_vmi_align_munmap", "__do_munmap", "do_munmap",
+)
+
+
+def _process(name: str) -> bool:
+    return any(fnmatchcase(name, g) for g in PROCESS)
 
 
 def _weigh(rows: list[FunctionStat], weight) -> tuple[dict[str, float], float, tuple]:
@@ -286,6 +311,8 @@ def metrics(b: Breakdown, packets: int | None, busy_s: float | None = None) -> d
     region of a few simulated milliseconds, and the profiler's hooks inflate
     its own absolute times."""
     out: dict[str, Any] = {f"time_{c}_pct": v for c, v in b.share_pct.items()}
+    if b.process_pct is not None:
+        out["process_time_pct"] = b.process_pct
     if busy_s is not None and packets and b.basis == "time":
         per_pkt = {c: busy_s * 1e6 * v / 100 / packets for c, v in b.share_pct.items()}
     else:
@@ -340,6 +367,10 @@ METRICS: tuple[RunMetric, ...] = tuple(
         RunMetric(f"time_{c}_us_per_pkt", "us/pkt", "profile", f"CPU time in {c} per packet "
                                                                f"(of gem5's busy time where gem5 ran)"),
     )) + (
+    RunMetric("process_time_pct", "%", "profile",
+              "share of the CPU time in process life-cycle work, across the categories: exec, "
+              "fork, mmap, exit, unmapping and page faults (metrics/profile.py PROCESS); gem5's "
+              "PC samples only"),
     RunMetric("profile_throughput_change_pct", "%", "profile",
               "throughput with the profiler against the same workload without it (the spec's "
               "unprofiled twin); negative: profiling slowed it"),

@@ -43,7 +43,9 @@ _UPPER = 0.5 + LEVEL / 2  # the quantile whose t gives the half-width: 0.975
 N_WINDOWS = "n_windows"
 SPREAD = "spread"
 PER_WINDOW = "per_window"
-WINDOW_KEYS = frozenset({N_WINDOWS, SPREAD, PER_WINDOW})
+# A run of repeats (metrics/repeats.py) also has these.
+N_REPEATS, WITHIN_RUN, PER_REPEAT = "n_repeats", "within_run", "per_repeat"
+WINDOW_KEYS = frozenset({N_WINDOWS, SPREAD, PER_WINDOW, N_REPEATS, WITHIN_RUN, PER_REPEAT})
 
 # The continued fraction converges in O(sqrt(max(a, b))) terms (Numerical
 # Recipes 6.4), a = dof / 2: a few hundred below _SERIES_DOF.

@@ -9,7 +9,7 @@ shares are percent.
 
 from __future__ import annotations
 
-from . import aggregate, gem5, guest, profile, windows
+from . import aggregate, gem5, guest, profile, repeats, windows
 from .metric import RunMetric
 
 # Where a metric comes from.
@@ -26,10 +26,11 @@ SOURCES = {
                  "host `aggregate`",
     "windows": "a workload measured as windows inside its running stream (`experiment.windows`; "
                "g5net/metrics/windows.py)",
+    "repeats": "a run measured several times (`experiment.repeats`; g5net/metrics/repeats.py)",
 }
 
 CATALOGUE: tuple[RunMetric, ...] = (guest.METRICS + gem5.METRICS + profile.METRICS + aggregate.METRICS
-                                    + windows.METRICS)
+                                    + windows.METRICS + repeats.METRICS)
 BY_NAME = {m.name: m for m in CATALOGUE}
 
 

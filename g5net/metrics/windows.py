@@ -71,7 +71,7 @@ def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             s = spread.summary(values)
             out[k] = s.mean
             spreads[k] = s.to_dict()
-        elif all(isinstance(x, list) and len(x) == len(v) for x in values):
+        elif all(isinstance(x, list) and len(x) == len(v) and all(map(_number, x)) for x in values):
             out[k] = [sum(col) / len(col) for col in zip(*values)]
     out["spread"] = spreads
     out["per_window"] = [{k: v for k, v in w.items() if _number(v)} for w in windows]

@@ -25,10 +25,12 @@ IDENTITY_VERSION = 1
 # value that runs as every spec did before it, the keys that count only where
 # it is set otherwise). Specs written before them keep their ids: the process
 # layout's keys count only per host, the PC sampling period only where it is
-# on, the windows' keys only where there are windows.
+# on, the windows' keys only where there are windows, repeats where there are.
 LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
               "pc_sample_us": (0, ("pc_sample_us",)),
-              "windows": (0, ("windows", "window_ms", "warmup_ms"))}
+              "windows": (0, ("windows", "window_ms", "warmup_ms")),
+              "repeats": (1, ("repeats",)),
+              "repeat": (0, ("repeat",))}
 
 
 def spec_digest(spec: Spec) -> str:

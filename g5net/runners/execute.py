@@ -18,6 +18,7 @@ from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error
 from ..guest.protocol import panic_line
 from ..machine import atomic
 from ..metrics import derive as run_metrics
+from ..metrics.repeats import pool as pool_repeats
 from ..model import identity
 from ..model.options import EngineOptions
 from ..runs import record as run_record
@@ -88,6 +89,38 @@ def _classify(spec: Spec, out: Outcome) -> tuple[str, dict[str, Any], list[str]]
     return "done", results, []
 
 
+def _repeats(rd: rundir.RunDir, spec: Spec, engine: engines.Engine, arts: Artifacts, progress: Progress
+             ) -> tuple[str, Outcome, dict[str, Any], list[str], dict[str, Any]]:
+    """experiment.repeats runs of `spec`, one after another, each in its own
+    directory (RunDir.repeat); stops at the first that fails, whose outcome
+    then is the run's. (status, an outcome of them all, repeat 0's results,
+    reasons, the repeats' metrics pooled: metrics/repeats.py)."""
+    n = spec.experiment.repeats
+    outs, metrics = [], []
+    results: dict[str, Any] = {}
+    status, reasons = "done", []
+    for k in range(n):
+        progress(f"repeat {k + 1} of {n}")
+        one, sub = spec.repeated(k), rd.repeat(k)
+        sub.path.mkdir()
+        out = engine.run(one, arts, sub, progress)
+        status, got, reasons = _classify(one, out)
+        outs.append(out)
+        sub.write_json(sub.results_json, got)
+        metrics.append(run_metrics.compute(one, got, sub, out.boards))
+        sub.write_json(sub.metrics_json, metrics[-1])
+        results = results or got
+        if status != "done":
+            reasons = [f"repeat {k}: {r}" for r in reasons]
+            break
+    last = outs[-1]
+    out = Outcome(consoles=last.consoles, wall_s=sum(o.wall_s for o in outs), timed_out=last.timed_out,
+                  failure=last.failure, engine_log_tail=last.engine_log_tail, boot_s=outs[0].boot_s,
+                  boards=outs[0].boards, notes=[note for o in outs for note in o.notes])
+    pooled = pool_repeats(metrics) if status == "done" else metrics[-1]
+    return status, out, results, reasons, pooled
+
+
 def execute(spec: Spec, store: Path, progress: Progress = print, build: bool = True,
             arts: Artifacts | None = None,
             options: EngineOptions = EngineOptions()) -> rundir.RunDir:
@@ -140,8 +173,12 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
         return rundir.commit(rd, store, spec.experiment.name, rid)
 
     try:
-        out = engine.run(spec, arts, rd, progress)
-        status, results, reasons = _classify(spec, out)
+        if spec.experiment.repeats > 1:
+            status, out, results, reasons, metrics = _repeats(rd, spec, engine, arts, progress)
+        else:
+            out = engine.run(spec, arts, rd, progress)
+            status, results, reasons = _classify(spec, out)
+            metrics = run_metrics.compute(spec, results, rd, out.boards)
         record["timings"].update(wall_s=round(out.wall_s, 3),
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
         # Where each host's statistics live in the engine's stats.txt.
@@ -149,7 +186,7 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
         if out.notes:
             record["engine_notes"] = out.notes
         rd.write_json(rd.results_json, results)
-        rd.write_json(rd.metrics_json, run_metrics.compute(spec, results, rd, out.boards))
+        rd.write_json(rd.metrics_json, metrics)
         if status != "done":
             record["failure"] = {"reasons": reasons, "engine_log_tail": out.engine_log_tail,
                                  "console_tails": {h: c[-CONSOLE_TAIL_CHARS:]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError, key_text
-from ..metrics.spread import PER_WINDOW, SPREAD
+from ..metrics.spread import PER_REPEAT, PER_WINDOW, SPREAD, WITHIN_RUN
 
 # Records are a few tables deep; a deeper one is not one of ours, and would
 # exhaust the recursion of the readers that flatten it.
@@ -95,17 +95,18 @@ def _workloads(table: Any, at: str, path: Path) -> None:
             raise CorruptRunError(f"{path}: damaged: {at}.{key_text(wl)} is not a table of metrics")
         for name, value in metrics.items():
             where = f"{at}.{key_text(wl)}.{key_text(name)}"
-            if name == SPREAD:
+            if name in (SPREAD, WITHIN_RUN):
                 _spread(value, where, path)
-            elif name == PER_WINDOW:
+            elif name in (PER_WINDOW, PER_REPEAT):
                 _per_window(value, where, path)
             elif not _metric(value):
                 raise CorruptRunError(f"{path}: damaged: {where} is not a number, a list of numbers or a table")
 
 
 def _spread(table: Any, at: str, path: Path) -> None:
-    """A windowed run's `spread`: metric -> {"n", "sd", "ci95"} (g5net/metrics/spread.py),
-    with one n for every metric of the table, as they share its windows."""
+    """A windowed run's `spread`, or a run of repeats' `spread` and `within_run`:
+    metric -> {"n", "sd", "ci95"} (g5net/metrics/spread.py), with one n for
+    every metric of the table, as they share its windows (or repeats)."""
     if not isinstance(table, dict):
         raise CorruptRunError(f"{path}: damaged: {at} is not a table of metrics")
     windows = set()
@@ -114,7 +115,7 @@ def _spread(table: Any, at: str, path: Path) -> None:
             and s["n"] >= 2 and all(_number(s.get(k)) and 0 <= s[k] < math.inf for k in ("sd", "ci95"))
         if not ok:
             raise CorruptRunError(f"{path}: damaged: {at}.{key_text(name)} is not "
-                                  f"{{n: windows >= 2, sd: a number >= 0, ci95: a number >= 0}}")
+                                  f"{{n: windows or repeats >= 2, sd: a number >= 0, ci95: a number >= 0}}")
         windows.add(s["n"])
     if len(windows) > 1:
         raise CorruptRunError(f"{path}: damaged: {at}: its metrics have different numbers of windows "
@@ -122,7 +123,8 @@ def _spread(table: Any, at: str, path: Path) -> None:
 
 
 def _per_window(windows: Any, at: str, path: Path) -> None:
-    """A windowed run's `per_window`: a list of tables of metrics, one per window."""
+    """A windowed run's `per_window`, or a run of repeats' `per_repeat`: a list
+    of tables of metrics, one per window (or repeat)."""
     if not isinstance(windows, list):
         raise CorruptRunError(f"{path}: damaged: {at} is not a list of windows")
     for i, window in enumerate(windows):

@@ -64,6 +64,12 @@ class RunDir:
     def engine_log(self) -> Path:
         return self.path / "engine.log"
 
+    def repeat(self, k: int) -> RunDir:
+        """Repeat `k` of a run of experiment.repeats: a run directory of its
+        own inside this one (the run's results.json is repeat 0's, its
+        metrics.json every repeat's together)."""
+        return RunDir(self.path / f"repeat-{k}")
+
     def process_out(self, name: str) -> Path:
         """The output directory of process `name` of a per-host run (a host's, or
         the switch's): its statistics, console and terminal socket."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 
 from ..guest.protocol import BEGIN, END
-from ..spec import Host, Spec, Workload
+from ..spec import REPEAT_START_US, Host, Spec, Workload
 from . import profiler, ready, registry, windows
 from .flows import Instance, instances, item
 from .kind import WorkloadKind
@@ -92,6 +92,7 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
         lines.append(profiler.functions())
     if spec.experiment.windows:
         lines.append(windows.functions())
+    lines += _perturbation(spec.experiment.repeat)
     for w in spec.workloads:
         kind = registry.kind(w.kind)
         insts = instances(spec, host, w)
@@ -99,7 +100,8 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
             lines.append(f"# workload {w.name}: {w.kind}, {windows.described(spec.experiment)}")
             lines += [line for inst in insts for line in kind.setup(w, inst)]
             lines += windows.region(spec.experiment, w, insts, [kind.command(w, i) for i in insts],
-                                    kind.prewarm(w), arms=dumps_stats and not guest_windows,
+                                    kind.prewarm(w), kind.stop(w, insts),
+                                    arms=dumps_stats and not guest_windows,
                                     every_edge=guest_windows)
             continue
         lines.append(f"# workload {w.name}: {w.kind}")
@@ -126,6 +128,17 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
     if ends_run:
         lines += _ending()
     return "\n".join(lines) + "\n"
+
+
+def _perturbation(k: int) -> list[str]:
+    """Repeat k's own start (experiment.repeat): the guest's random numbers
+    (TCP's sequence numbers and ports, hash seeds) mixed with k, and its
+    workloads k x REPEAT_START_US later. Repeat 0 runs as a run without repeats."""
+    if not k:
+        return []
+    return [f"# repeat {k}: its own random seed, and its start {k} x {REPEAT_START_US:g} us later",
+            f"echo g5net-repeat-{k} >/dev/urandom",
+            f"sleep {k * REPEAT_START_US / 1e6:.6f}"]
 
 
 def _ending() -> list[str]:

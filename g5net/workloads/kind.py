@@ -50,6 +50,12 @@ class WorkloadKind(abc.ABC):
         page cache before a windowed region (workloads/windows.py)."""
         return []
 
+    def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
+        """Job lines that end this host's instances once a windowed region is
+        over, each reporting what it measured (workloads/windows.py); [] for
+        a kind whose instances run their whole duration."""
+        return []
+
     @abc.abstractmethod
     def command(self, w: Workload, inst: Instance) -> str:
         """The job line that runs one instance inside the region: a

@@ -14,16 +14,19 @@ clock):
   (workloads/windows.sh): every window is then exact, and nothing the job
   does falls inside one. The
   guest's own counters (context switches, interrupts) are snapshot as the
-  warm-up begins and just after the last window, by each host's own clock, in
-  one process each (g5_window_snap): the guest's figures are of the warm-up
-  and the windows together. (Snapshot at a window's edge, the process would
+  warm-up begins and after the last window (a client by its own clock, a
+  server once its flows end), in one process each (g5_window_snap): the
+  guest's figures are of the warm-up and the windows together. (Snapshot at a window's edge, the process would
   run inside the window: a one-CPU sender measured 3 times the instructions
   per packet in its first window when the snapshot was taken one window
   before it.)
 - QEMU, which keeps no statistics: each host snapshots its counters at every
   window's edge, by its own clock, and each window's figures are the guest's.
 
-Then the job waits for its flows to end. Item NAME.w<k>.proc is the snapshot
+Then the job ends its flows where the benchmark reports when interrupted
+(iperf 2: its duration_s is then the longest the stream may run, and the
+time a host takes to see its flows connected costs no window), and waits
+for them. Item NAME.w<k>.proc is the snapshot
 at the end of window k (w0: at the first's start, or the warm-up's).
 
 Like workloads/profile.sh, windows.sh travels at the top of each job that
@@ -93,11 +96,11 @@ def _connected(inst: Instance) -> str:
 
 
 def region(e: Experiment, w: Workload, insts: list[Instance], commands: list[str], prewarm: list[str],
-           *, arms: bool, every_edge: bool) -> list[str]:
+           stop: list[str], *, arms: bool, every_edge: bool) -> list[str]:
     """The job lines of workload `w` measured as windows: `commands` (one per
-    instance of `insts`) run in the background, after `prewarm`; `arms`: this
-    host schedules gem5's window dumps; `every_edge`: the guest snapshots
-    every window's edge."""
+    instance of `insts`) run in the background, after `prewarm`, and `stop`
+    after the last window; `arms`: this host schedules gem5's window dumps;
+    `every_edge`: the guest snapshots every window's edge."""
     name = w.name
     lines = list(prewarm)
     lines += [wait_ready(i) for i in insts if not i.serves]
@@ -117,8 +120,17 @@ def region(e: Experiment, w: Workload, insts: list[Instance], commands: list[str
                   f"\tg5_window_snap {name}.w$k",
                   "\tk=$((k + 1))",
                   "done"]
+    elif all(i.serves for i in insts):
+        # A server's clock started when it saw its flows connect, before its
+        # clients saw it: a snapshot after its own span could fall into their
+        # windows. It snapshots once its flows have ended instead.
+        return lines + [f"g5_window_snap {name}.w0", "wait", f"g5_window_snap {name}.w{e.windows}"]
     else:
+        # Other clients than the one that armed the windows wait one window
+        # more before they snapshot and stop: their clocks started about when
+        # its did (spec.window_span_ms leaves their streams that window).
+        windows = e.windows + (0 if arms else 1)
         lines += [f"g5_window_snap {name}.w0",
-                  f"sleep {_seconds(e.warmup_ms + e.windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
+                  f"sleep {_seconds(e.warmup_ms + windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
                   f"g5_window_snap {name}.w{e.windows}"]
-    return lines + ["wait"]
+    return lines + stop + ["wait"]

@@ -43,6 +43,12 @@ class Iperf(StreamKind):
         line = f"g5_capture {inst.item} {pinned(inst, cmd)}"
         return _udp_handshake(w, inst, line) if w.protocol == "udp" else line
 
+    def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
+        """A client ends on SIGINT as at the end of its time, and reports
+        (checked on 2.1.8); its server then ends with it. iperf3 would
+        report an error instead, and its client runs its whole duration."""
+        return ["killall -INT iperf"] if any(not i.serves for i in insts) else []
+
     def own_handshake(self, w: Workload) -> bool:
         return w.protocol == "udp"
 
