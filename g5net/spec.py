@@ -169,11 +169,12 @@ class Experiment:
                                  f"CPU time goes, per workload; 0: off, else at least "
                                  f"{PC_SAMPLE_MIN_WINDOWS * PC_SAMPLE_WINDOW_US:g} (each sample "
                                  f"traces {PC_SAMPLE_WINDOW_US:g} us; configs/README.md)")
-    warmup_ms: float = _f(10.0, lo=0.0,
+    warmup_ms: float = _f(20.0, lo=0.0,
                           doc="with windows: simulated ms (the guest's clock) from a workload's "
                               "start, its flows connected, to its first window: slow start over, "
-                              "caches warm, and the guest's own snapshot taken; at least "
-                              "window_ms")
+                              "the receiver's socket buffer filled, caches warm, the guest's own "
+                              "snapshot taken; at least window_ms (the default: the quickstart's "
+                              "stream ran 15% faster 10-20 ms after connecting than after that)")
     windows: int = _f(0, lo=0, hi=MAX_WINDOWS,
                       doc="measure each workload as this many consecutive windows of window_ms "
                           "inside its running stream, after warmup_ms, each window its own "

@@ -11,7 +11,8 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-mrrs-4096/    its second point (4096 B reads)
     gem5-steady-state/ examples/steady-state-gem5.toml (the stream as 8 windows)
     gem5-whole-life/   examples/whole-life-gem5.toml (that stream, its whole life one region)
-    gem5-steady-4k/    examples/steady-state-sizes-gem5.toml, 4 KiB messages, PC samples
+    gem5-steady-4k/    examples/steady-state-sizes-gem5.toml, 4 KiB messages, PC samples,
+                       without gem5's own files (Fixture.engine_files)
     gem5-steady-16k/   its second point (16 KiB)
     gem5-steady-64k/   its third point (64 KiB)
 
@@ -37,6 +38,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -51,21 +53,30 @@ from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 from g5net.stats.parse import END  # noqa: E402
 
-# name -> (spec, the point of its sweep; None for a spec without one).
-FIXTURES = {"gem5-quickstart": (REPO / "examples" / "quickstart-gem5.toml", None),
-            "gem5-smp": (REPO / "examples" / "smp-gem5.toml", None),
-            "gem5-switched": (REPO / "examples" / "switched-gem5.toml", None),
-            "gem5-dca": (REPO / "examples" / "dca-gem5.toml", None),
-            "gem5-mrrs-512": (REPO / "examples" / "pcie-read-request-gem5.toml", 0),
-            "gem5-mrrs-4096": (REPO / "examples" / "pcie-read-request-gem5.toml", 1),
-            "gem5-steady-state": (REPO / "examples" / "steady-state-gem5.toml", None),
-            "gem5-whole-life": (REPO / "examples" / "whole-life-gem5.toml", None),
-            **{f"gem5-steady-{k}k": (REPO / "examples" / "steady-state-sizes-gem5.toml", i)
+class Fixture(NamedTuple):
+    spec: Path
+    point: int | None = None  # the point of its sweep; None for a spec without one
+    # False: the run's metrics and what the tests read of it, without gem5's
+    # own files (stats.txt, PC samples, config.ini), as a study keeps its
+    # results: some 7 MB a run otherwise, and no test reads them.
+    engine_files: bool = True
+
+
+EXAMPLES = REPO / "examples"
+FIXTURES = {"gem5-quickstart": Fixture(EXAMPLES / "quickstart-gem5.toml"),
+            "gem5-smp": Fixture(EXAMPLES / "smp-gem5.toml"),
+            "gem5-switched": Fixture(EXAMPLES / "switched-gem5.toml"),
+            "gem5-dca": Fixture(EXAMPLES / "dca-gem5.toml"),
+            "gem5-mrrs-512": Fixture(EXAMPLES / "pcie-read-request-gem5.toml", 0),
+            "gem5-mrrs-4096": Fixture(EXAMPLES / "pcie-read-request-gem5.toml", 1),
+            "gem5-steady-state": Fixture(EXAMPLES / "steady-state-gem5.toml"),
+            "gem5-whole-life": Fixture(EXAMPLES / "whole-life-gem5.toml"),
+            **{f"gem5-steady-{k}k": Fixture(EXAMPLES / "steady-state-sizes-gem5.toml", i, False)
                for i, k in enumerate((4, 16, 64))}}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 
-def make(name: str, spec_path: Path, point: int | None) -> None:
+def make(name: str, spec_path: Path, point: int | None, engine_files: bool) -> None:
     spec = specmod.load(spec_path) if point is None else sweep.load(spec_path).points[point].spec
     out = FIXTURE_DIR / name
     with tempfile.TemporaryDirectory() as store:
@@ -74,10 +85,12 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
         if record["status"] != "done":
             sys.exit(f"{name}: the run failed ({record['status']}): {record.get('failure')}; "
                      f"fixtures unchanged")
-        files = [rd.spec_json, rd.results_json, rd.metrics_json, rd.stats_txt]
+        files = [rd.spec_json, rd.results_json, rd.metrics_json]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
-        if spec.experiment.pc_sample_us:
-            files.append(rd.pc_samples)
+        if engine_files:
+            files.append(rd.stats_txt)
+            if spec.experiment.pc_sample_us:
+                files.append(rd.pc_samples)
         shutil.rmtree(out, ignore_errors=True)
         fixture = RunDir(out)
         fixture.m5out.mkdir(parents=True)
@@ -86,9 +99,10 @@ def make(name: str, spec_path: Path, point: int | None) -> None:
             shutil.copy(f, out / f.relative_to(rd.path))
         # No machine's own paths in a committed file (runs/record.py).
         fixture.write_json(fixture.run_json, run_record.portable(record))
-        fixture.config_ini.write_text(portable_config(rd.config_ini.read_text()))
-        if spec.experiment.windows:
-            keep_dumps(fixture.stats_txt, spec.experiment.windows + 1)
+        if engine_files:
+            fixture.config_ini.write_text(portable_config(rd.config_ini.read_text()))
+            if spec.experiment.windows:
+                keep_dumps(fixture.stats_txt, spec.experiment.windows + 1)
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     engine = engines.get("gem5")
     boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
@@ -139,9 +153,14 @@ def main() -> int:
     p.add_argument("--metrics-only", action="store_true",
                    help="derive metrics.json again from the fixture's stats.txt; no gem5 run")
     args = p.parse_args()
-    for name, (spec_path, point) in FIXTURES.items():
+    for name, fixture in FIXTURES.items():
         if args.only is None or name in args.only:
-            remeasure(name) if args.metrics_only else make(name, spec_path, point)
+            if not args.metrics_only:
+                make(name, *fixture)
+            elif fixture.engine_files:
+                remeasure(name)
+            else:
+                print(f"{name}: kept without stats.txt, so its metrics cannot be derived again: rerun it")
     return 0
 
 

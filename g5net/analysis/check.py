@@ -404,8 +404,8 @@ def compare(rel: Relation, runs: Sequence[Run]) -> list[Comparison]:
     for group in _groups(selected(runs, rel.only), rel.by).values():
         lefts = [r for r in group if fmt_value(r.param(rel.by)) == rel.left_label]
         rights = [r for r in group if fmt_value(r.param(rel.by)) == rel.right_label]
-        # Each run is one sample of its point here; repeats of a point (not
-        # built yet) would pool into one Value per side before judge().
+        # Each run is one point: a run of experiment.repeats has pooled its
+        # repeats into one Value per metric already (metrics/repeats.py).
         for lr in lefts:
             for rr in rights:
                 right = {(h, w): v for h, w, v in rel.right.values(rr)}

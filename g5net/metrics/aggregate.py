@@ -44,7 +44,7 @@ def _window_sums(each: list[Mapping[str, Any]], k: str) -> list[float]:
     """Metric `k` of every client added window by window, where windows
     measured them all alike: the spread of the sum then holds whatever the
     clients' windows share (one stream's ends rising and falling together)."""
-    windows = [m.get(spread.PER_WINDOW) for m in each]
+    windows: list[list[Mapping[str, Any]]] = [m.get(spread.PER_WINDOW) or [] for m in each]
     if not all(windows) or len({len(w) for w in windows}) != 1:
         return []
     if not all(k in w for ws in windows for w in ws):

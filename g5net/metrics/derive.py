@@ -76,7 +76,7 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     n = spec.experiment.windows
     counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1 if n else 1) for w in spec.workloads])
     sampled = _sampled(spec, rd, counters, {name: run_record.board(boards, name) for name in results})
-    hosts = {}
+    hosts: dict[str, dict[str, Any]] = {}
     for name, r in results.items():
         prefix = run_record.board(boards, name)
         threads = spec.host(name).cpu.threads_per_core
@@ -130,7 +130,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
     return out
 
 
-def _sampled(spec: Spec, rd: RunDir, counters: Mapping[str, list[Mapping[str, dict[str, Any]]]],
+def _sampled(spec: Spec, rd: RunDir, counters: Mapping[str, list[dict[str, dict[str, Any]]]],
              boards: Mapping[str, str]) -> dict[tuple[str, str], list[profile.Breakdown | None]]:
     """(workload, host) -> the breakdown of gem5's program-counter samples over
     each of the workload's regions, where the run sampled them."""

@@ -244,7 +244,7 @@ def sampled(counts: Mapping[str, int], sample_us: float) -> Breakdown | None:
     if not total:
         return None
     share = {c: 100 * t / total for c, t in times.items()}
-    process = sum(f.time_us for f in rows if category(f.name) != IDLE and _process(f.name))
+    process = sum(f.time_us or 0.0 for f in rows if category(f.name) != IDLE and _process(f.name))
     return Breakdown("time", "gem5-pc-samples", share, times, idle, top, round(total / sample_us),
                      100 * process / total)
 

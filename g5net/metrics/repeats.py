@@ -34,11 +34,11 @@ def _pooled(each: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if all(x == v for x in values) and _number(v):
             out[k] = v  # the same in every repeat (a count of windows or clients): no spread
         elif all(_number(x) for x in values):
-            s = spread.summary(values)
+            s = spread.summary([float(x) for x in values if x is not None])
             out[k], between[k] = s.mean, s.to_dict()
             windows = [w.get(k) for m in each for w in m.get(spread.PER_WINDOW, [])]
             if windows and all(_number(x) for x in windows):
-                within[k] = spread.summary(windows).to_dict()
+                within[k] = spread.summary([float(x) for x in windows if x is not None]).to_dict()
         elif all(isinstance(x, list) and len(x) == len(v) and all(map(_number, x)) for x in values):
             out[k] = [sum(col) / len(col) for col in zip(*values)]
     out[spread.SPREAD] = between

@@ -16,8 +16,8 @@ freedom. A side that is exact (a plain number, or sd 0) adds no variance,
 which makes it the one-sample t test against that constant; where neither side
 has variance the difference is exact and significant whenever it is not 0.
 
-Repeats of a run (not built yet) fit here as more batches: the repeats of a
-point would pool into one Spread per point, compared by the same welch().
+A run of repeats (metrics/repeats.py) has one Spread per metric too, its
+repeats' means as the samples, compared by the same welch().
 
 Standard library only. The Student t quantile is computed here: the t CDF
 through the regularized incomplete beta function, evaluated by its continued

@@ -11,8 +11,8 @@ the windows are consecutive batches of one stationary stream, so their means
 are treated as independent samples (batch means) and the interval is Student
 t's with n-1 degrees of freedom (spread.py). Where the guest snapshot only
 around the windows (gem5, whose job sleeps through them), the guest's own
-figures (context switches, interrupts) are of the windows together, without
-spread.
+figures (context switches, interrupts) are of the warm-up and the windows
+together, without spread (workloads/windows.py says why).
 
 `throughput_mbps` of a windowed run is the wire's: the Ethernet bytes the
 host's NICs sent in the directions it sends data, plus those they received in
@@ -68,7 +68,7 @@ def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for k, v in windows[0].items():
         values = [w.get(k) for w in windows]
         if all(_number(x) for x in values):
-            s = spread.summary(values)
+            s = spread.summary([float(x) for x in values if x is not None])
             out[k] = s.mean
             spreads[k] = s.to_dict()
         elif all(isinstance(x, list) and len(x) == len(v) and all(map(_number, x)) for x in values):

@@ -6,11 +6,13 @@ writes them; a test fails when the committed ones differ.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..metrics import repeats, windows
 from ..metrics.units import CATALOGUE, SOURCES
 from ..model.keys import Key, tables
 from ..stats.catalogue import CATALOGUE as GEM5_CATALOGUE
@@ -84,7 +86,16 @@ def metrics_markdown() -> str:
                   "g5net/metrics/units.py and g5net/stats/catalogue.py")
     out += ["A run's `metrics.json` holds, per host and workload, the metrics below (a metric",
             "that could not be measured is absent, never 0); `g5net.load` gives them a `unit`",
-            "column. Values are as measured: `cpu_util` is a fraction, shares are percent.", ""]
+            "column. Values are as measured: `cpu_util` is a fraction, shares are percent.", "",
+            "## Regions: a workload's whole life, windows, repeats", "",
+            "Without `experiment.windows` a workload's region of interest is its whole life,",
+            "one gem5 stats dump and one pair of guest snapshots. With windows:", "",
+            inspect.getdoc(windows) or "", "",
+            "With `experiment.repeats` (`g5net/metrics/repeats.py`):", "",
+            inspect.getdoc(repeats) or "", "",
+            "The uncertainty a check or a study's verdict weighs is `spread`; `g5net check`",
+            "says \"within noise\" where a difference is not larger than it (Welch's t test at",
+            "95%, `g5net/metrics/spread.py`).", ""]
     for source, meaning in SOURCES.items():
         out += [f"## {source}", "", f"From {meaning}.", ""]
         rows = [(f"`{m.name}`", m.unit, m.description) for m in CATALOGUE if m.source == source]

@@ -98,7 +98,8 @@ def _repeats(rd: rundir.RunDir, spec: Spec, engine: engines.Engine, arts: Artifa
     n = spec.experiment.repeats
     outs, metrics = [], []
     results: dict[str, Any] = {}
-    status, reasons = "done", []
+    status = "done"
+    reasons: list[str] = []
     for k in range(n):
         progress(f"repeat {k + 1} of {n}")
         one, sub = spec.repeated(k), rd.repeat(k)

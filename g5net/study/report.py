@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..machine import atomic
+from ..report import readme as readme_blocks
 from ..report import runs as runsmod
 from ..report.runs import Run, fmt_value, selected, short, varying
 from . import figures, findings, paper
@@ -121,8 +122,4 @@ def readme_block(studies: Sequence[Study]) -> str:
 
 def with_readme_block(readme: str, block: str) -> str:
     """`readme` with its study section replaced by `block`."""
-    head, begin, rest = readme.partition(README_BEGIN)
-    _, end, tail = rest.partition(README_END)
-    if not begin or not end:
-        raise ValueError(f"README.md has no study section between {README_BEGIN!r} and {README_END!r}")
-    return head + block + tail
+    return readme_blocks.with_block(readme, README_BEGIN, README_END, block)

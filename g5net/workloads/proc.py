@@ -100,18 +100,19 @@ def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
         if f"{name}.uptime.{when}" in items:
             snap["uptime"] = items[f"{name}.uptime.{when}"]
         snaps.append(snap)
-    return deltas(*snaps, f"workload {name}", f"{name}.before.{{f}} / {name}.after.{{f}}")
+    before, after = snaps
+    return deltas(before, after, f"workload {name}", f"{name}.before.{{f}} / {name}.after.{{f}}")
 
 
 def window_deltas(items: dict[str, str], name: str, first: int, last: int) -> dict[str, Any]:
     """Counters between two of a windowed workload's snapshots (g5_window_snap
     NAME.w<first> and NAME.w<last>, workloads/windows.sh)."""
     tags = [f"{name}.w{k}.proc" for k in (first, last)]
-    texts = [items.get(t) for t in tags]
-    if None in texts:
-        raise GuestError(f"workload {name}: missing snapshot {tags[texts.index(None)]}")
-    return deltas(*(split_heads(t) for t in texts), f"workload {name}",  # type: ignore[arg-type]
-                  " / ".join(tags))
+    missing = [t for t in tags if t not in items]
+    if missing:
+        raise GuestError(f"workload {name}: missing snapshot {missing[0]}")
+    before, after = (split_heads(items[t]) for t in tags)
+    return deltas(before, after, f"workload {name}", " / ".join(tags))
 
 
 # g5_window_snap's files, by the name each has in a g5_snapshot.
