@@ -34,17 +34,17 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
+from ..runs import record_schema
+
 # Confidence level of every interval and test here: two-sided 95 %.
 LEVEL = 0.95
 _UPPER = 0.5 + LEVEL / 2  # the quantile whose t gives the half-width: 0.975
 
-# The keys of a windowed metrics.json table that describe the windows; they
-# are not metrics, and a glob over metric names never matches them.
-N_WINDOWS = "n_windows"
-SPREAD = "spread"
-PER_WINDOW = "per_window"
-# A run of repeats (metrics/repeats.py) also has these.
-N_REPEATS, WITHIN_RUN, PER_REPEAT = "n_repeats", "within_run", "per_repeat"
+# The keys of a metrics.json table that describe its windows and repeats,
+# defined with the schema that checks them; a glob over metric names never
+# matches them.
+N_WINDOWS, SPREAD, PER_WINDOW = record_schema.N_WINDOWS, record_schema.SPREAD, record_schema.PER_WINDOW
+N_REPEATS, WITHIN_RUN, PER_REPEAT = record_schema.N_REPEATS, record_schema.WITHIN_RUN, record_schema.PER_REPEAT
 WINDOW_KEYS = frozenset({N_WINDOWS, SPREAD, PER_WINDOW, N_REPEATS, WITHIN_RUN, PER_REPEAT})
 
 # The continued fraction converges in O(sqrt(max(a, b))) terms (Numerical

@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptRunError, key_text
-from ..metrics.spread import PER_REPEAT, PER_WINDOW, SPREAD, WITHIN_RUN
+
+# metrics.json's keys that are no metric (g5net/metrics/spread.py): a windowed
+# table's window count, spread and windows (metrics/windows.py), a run of
+# repeats' repeat count, windows' spread and repeats (metrics/repeats.py).
+N_WINDOWS, SPREAD, PER_WINDOW = "n_windows", "spread", "per_window"
+N_REPEATS, WITHIN_RUN, PER_REPEAT = "n_repeats", "within_run", "per_repeat"
 
 # Records are a few tables deep; a deeper one is not one of ours, and would
 # exhaust the recursion of the readers that flatten it.
