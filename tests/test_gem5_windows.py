@@ -26,6 +26,8 @@ from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
 from g5net.report import readme, steady_state
 from g5net.report import runs as runsmod
+from g5net.report import xy_plot
+from g5net.report.figure_files import plt
 from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps
@@ -127,6 +129,21 @@ def test_check_says_within_noise_where_two_committed_points_differ_by_less_than_
     runs = runsmod.load(tmp_path)
     assert [[c.result for c in check.compare(rel, runs)] for rel in rels] == \
         [[check.Result.HOLDS], [check.Result.WITHIN_NOISE]]
+
+
+def test_a_figure_of_windowed_runs_has_their_confidence_intervals_as_error_bars(tmp_path):
+    for rd in SIZES.values():
+        shutil.copytree(rd.path, tmp_path / rd.path.name)
+    runs = runsmod.load(tmp_path)
+    xy = xy_plot.resolved(runs, xy_plot.XY("msg_bytes", "throughput_mbps", hosts=("server",)))
+    found = xy_plot.points(runs, xy)
+    assert [(p.x, p.spread) for p in found] == [
+        (k * 1024, (stream(rd, "server")["spread"]["throughput_mbps"]["ci95"],) * 2)
+        for k, rd in SIZES.items()]
+    fig, _ = xy_plot.figure(runs, xy)
+    notes = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+    assert "its error bar is the 95% confidence interval of its mean" in notes
+    plt.close(fig)
 
 
 def test_the_readme_shows_these_runs():

@@ -10,7 +10,8 @@ configurations never share a point and a legend never spells out a spec; where
 the combinations are more, the plot is refused and --where picks some. Hosts
 and workloads, where several are plotted, are line styles. Runs with identical
 parameters are repeats: the point or bar is their mean, and an error bar spans
-their minimum to maximum.
+their minimum to maximum. A single run that measured the metric with spread
+(experiment.windows or repeats) has its 95% confidence interval as its bar.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullLocator
 
 from ..errors import ReportError
+from ..metrics.spread import SPREAD
 from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, plt, save, style
 from .labels import (NAMED_KEYS, key_axis, key_words, listed, metric_axis, metric_words, run_label, scale,
@@ -66,6 +68,9 @@ class Point:
     line: str  # host and workload: the line style ("" where only one is plotted)
     x: Any
     values: tuple[float, ...]  # one per run: several are repeats
+    # The 95% interval's half-width of a lone run's value (metrics.json's
+    # `spread`: its windows or repeats); None where it has none.
+    ci95: float | None = None
 
     @property
     def mean(self) -> float:
@@ -73,7 +78,10 @@ class Point:
 
     @property
     def spread(self) -> tuple[float, float]:
-        """Below and above the mean, to the smallest and largest repeat."""
+        """Below and above the mean: to the smallest and largest of several
+        runs, or a lone run's confidence interval."""
+        if len(self.values) == 1 and self.ci95 is not None:
+            return self.ci95, self.ci95
         return self.mean - min(self.values), max(self.values) - self.mean
 
 
@@ -163,6 +171,7 @@ def points(runs: Sequence[Run], xy: XY) -> list[Point]:
     for r in mine:
         titles.setdefault(combination[r.path], []).append(r.name)
     found: dict[tuple[tuple, str, Any, str, str, str], list[float]] = {}
+    cis: dict[tuple[tuple, str, Any, str, str, str], float] = {}
     xs: dict[str, Any] = {}
     for run in mine:
         for host in xy.hosts or tuple(run.hosts):
@@ -177,7 +186,11 @@ def points(runs: Sequence[Run], xy: XY) -> list[Point]:
                 order = (*(_rank(run.params.get(k)) for k in panel_keys), _rank(hue))
                 panel = ("" if not panel_keys else run_label(run, panel_keys) if len(panel_keys) <= NAMED_KEYS
                          else listed(sorted(titles[combination[run.path]])))
-                found.setdefault((order, panel, hue, host, workload, repr(x)), []).append(value)
+                at = (order, panel, hue, host, workload, repr(x))
+                found.setdefault(at, []).append(value)
+                ci = metrics.get(SPREAD, {}).get(xy.y, {}).get("ci95")
+                if ci is not None:
+                    cis[at] = ci
     if not found:
         where = f" of host {', '.join(xy.hosts)}" if xy.hosts else ""
         raise ReportError(f"--y {xy.y}: no run has this metric{where} "
@@ -185,7 +198,8 @@ def points(runs: Sequence[Run], xy: XY) -> list[Point]:
     one_host = len({k[3] for k in found}) == 1
     one_workload = len({k[4] for k in found}) == 1
     return sorted((Point(panel, order, hue, " ".join(p for p, alone in ((h, one_host), (w, one_workload))
-                                                      if not alone), xs[x], tuple(values))
+                                                      if not alone), xs[x], tuple(values),
+                          cis.get((order, panel, hue, h, w, x)))
                    for (order, panel, hue, h, w, x), values in found.items()),
                   key=lambda p: (p.order, p.line, _rank(p.x)))
 
@@ -290,7 +304,9 @@ def draw(runs: Sequence[Run], xy: XY, out: Path) -> Figure:
 
 def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
     """The plot of `xy` (resolved), as matplotlib's open figure, and its title."""
-    found = [Point(p.panel, p.order, p.hue, p.line, p.x, tuple(v * scale(xy.y) for v in p.values))
+    k = scale(xy.y)
+    found = [dataclasses.replace(p, values=tuple(v * k for v in p.values),
+                                 ci95=None if p.ci95 is None else p.ci95 * k)
              for p in points(runs, xy)]
     values = sorted({repr(p.x): p.x for p in found}.values(), key=_rank)
     numeric = _numeric(values)
@@ -336,6 +352,9 @@ def figure(runs: Sequence[Run], xy: XY) -> tuple[Any, str]:
         notes.append("runs with " + ", ".join(f"{short(k)}={v}" for k, v in xy.where))
     if repeats > 1:
         notes.append(f"mean of up to {repeats} runs with identical parameters; error bars: min to max")
+    if any(len(p.values) == 1 and p.ci95 is not None for p in found):
+        notes.append("a run measured over windows or repeats: its error bar is the 95% confidence "
+                     "interval of its mean")
     fig.suptitle(title, x=0.01, ha="left", fontsize=11, fontweight="bold")
     fig.text(0.01, 1 - 0.35 / height, wrapped("; ".join(notes), 130), ha="left", va="top", fontsize=8,
              color="#444444")
@@ -371,6 +390,6 @@ def _legend(fig, xy: XY, styles: _Styles, numeric: bool) -> None:
 
 
 def _yerr(mine: Sequence[Point]) -> list[list[float]] | None:
-    if all(len(p.values) == 1 for p in mine):
+    if all(len(p.values) == 1 and p.ci95 is None for p in mine):
         return None
     return [[p.spread[0] for p in mine], [p.spread[1] for p in mine]]
