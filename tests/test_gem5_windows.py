@@ -22,6 +22,7 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.analysis import check
+from g5net.commands.run import summary_rows
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
 from g5net.report import readme, steady_state
@@ -144,6 +145,13 @@ def test_a_figure_of_windowed_runs_has_their_confidence_intervals_as_error_bars(
     notes = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
     assert "its error bar is the 95% confidence interval of its mean" in notes
     plt.close(fig)
+
+
+def test_the_run_summary_gives_the_throughput_with_its_interval():
+    rows = dict(((r[0], r[2]) for r in summary_rows(metrics(STEADY))[1:]))
+    ci = stream(STEADY, "server")["spread"]["throughput_mbps"]["ci95"]
+    assert rows["server"] == f"{stream(STEADY, 'server')['throughput_mbps']:,.1f} ± {ci:,.1f} Mb/s"
+    assert " ± " not in dict(((r[0], r[2]) for r in summary_rows(metrics(WHOLE))[1:]))["server"]
 
 
 def test_the_readme_shows_these_runs():

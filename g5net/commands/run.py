@@ -11,6 +11,7 @@ from typing import Any
 from .. import engines
 from .. import spec as specmod
 from ..errors import EngineError
+from ..metrics.spread import SPREAD
 from ..runners import execute as run
 from . import add_gem5_args, bundled_file
 
@@ -44,12 +45,20 @@ def _fmt(v: Any, unit: str = "", digits: int = 1) -> str:
     return "-" if v is None else f"{v:,.{digits}f}{unit}"
 
 
+def _throughput(m: dict[str, Any]) -> str:
+    """The throughput, ± its 95% interval where windows or repeats measured it."""
+    ci = m.get(SPREAD, {}).get("throughput_mbps", {}).get("ci95")
+    if ci is None or m.get("throughput_mbps") is None:
+        return _fmt(m.get("throughput_mbps"), " Mb/s")
+    return f"{_fmt(m['throughput_mbps'])} ± {ci:,.1f} Mb/s"
+
+
 def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [
         ("host", "workload", "throughput", "latency", "cpu", "ctxt/s", "intr/s", "intr/pkt")]
     for host, workloads in metrics["hosts"].items():
         for name, m in workloads.items():
-            rows.append((host, name, _fmt(m.get("throughput_mbps"), " Mb/s"),
+            rows.append((host, name, _throughput(m),
                          _fmt(m.get("latency_us"), " us"),
                          _fmt(m["cpu_util"] * 100 if m.get("cpu_util") is not None else None, "%", 0),
                          _fmt(m.get("ctxt_per_s"), "", 0), _fmt(m.get("intr_per_s"), "", 0),
