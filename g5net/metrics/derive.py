@@ -124,7 +124,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
             return {}
         return m | windows.wire(tx, rx, seconds, sends, receives)
 
-    out = {k: v for k, v in workload_metrics({"roi": got["roi"]}).items()} if "roi" in got else {}
+    out = workload_metrics({"roi": got["roi"]}) if "roi" in got else {}
     out.update(windows.measure(spec.experiment.windows, window))
     out.update({app: got[k] for k, app in windows.APP_FIGURES.items() if k in got})
     return out
