@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from g5net import spec as specmod
-from g5net.analysis import check
+from g5net.analysis import check, long_table
 from g5net.commands.run import summary_rows
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
@@ -152,6 +152,16 @@ def test_the_run_summary_gives_the_throughput_with_its_interval():
     ci = stream(STEADY, "server")["spread"]["throughput_mbps"]["ci95"]
     assert rows["server"] == f"{stream(STEADY, 'server')['throughput_mbps']:,.1f} ± {ci:,.1f} Mb/s"
     assert " ± " not in dict(((r[0], r[2]) for r in summary_rows(metrics(WHOLE))[1:]))["server"]
+
+
+def test_the_long_table_gives_each_windowed_value_its_interval(tmp_path):
+    shutil.copytree(STEADY.path, tmp_path / STEADY.path.name)
+    _, rows = long_table.long_table(tmp_path)
+    by = {(r["host"], r["metric"]): r for r in rows if r["workload"] == "stream"}
+    server = stream(STEADY, "server")
+    assert by["server", "throughput_mbps"]["ci95"] == server["spread"]["throughput_mbps"]["ci95"]
+    # The guest's own figures of warm-up and windows together have none.
+    assert by["server", "ctxt_per_pkt"]["ci95"] is None and by["server", "ctxt_per_pkt"]["value"] > 0
 
 
 def test_the_readme_shows_these_runs():

@@ -35,7 +35,7 @@ def _metrics_of(run_dir):
 def test_a_sweep_loads_long_with_its_parameters_and_units(tmp_path):
     sweep = make_sweep(tmp_path / "sweep")
     df = g5net.load(sweep)
-    assert list(df.columns) == ["run", "status", *PARAMS, "host", "workload", "metric", "value", "unit"]
+    assert list(df.columns) == ["run", "status", *PARAMS, "host", "workload", "metric", "value", "ci95", "unit"]
     runs = sorted(p for p in (sweep / "runs").iterdir() if not p.name.startswith("."))
     assert sorted(df["run"].unique()) == [p.name for p in runs] and len(runs) == 6
     expected = {(p.name, *k): v for p in runs for k, v in _metrics_of(p).items()}
@@ -69,7 +69,7 @@ def test_a_folder_of_runs_has_its_varying_keys_and_one_run_none(tmp_path):
     assert len(folder) == len(sweep)
     rd = make_run(tmp_path / "one", quickstart_spec())
     one = g5net.load(rd.path)
-    assert list(one.columns) == ["run", "status", "host", "workload", "metric", "value", "unit"]
+    assert list(one.columns) == ["run", "status", "host", "workload", "metric", "value", "ci95", "unit"]
     assert set(one.workload) == {"stream", "latency"}
     assert one[one.metric == "latency_us"].unit.unique().tolist() == ["us"]
     assert one[one.metric == "time_copy_pct"].unit.unique().tolist() == ["%"]

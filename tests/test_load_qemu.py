@@ -33,7 +33,7 @@ def test_a_qemu_sweep_loads_into_a_dataframe(tmp_path):
 
     df = g5net.load(out)
     assert list(df.columns) == ["run", "status", "host.nic.mtu", "workloads.stream.msg_bytes",
-                                "host", "workload", "metric", "value", "unit"]
+                                "host", "workload", "metric", "value", "ci95", "unit"]
     assert df["run"].nunique() == 2 and set(df.status) == {"done"}
     assert sorted(df["host.nic.mtu"].unique()) == [1500, 9000]
     assert df["workloads.stream.msg_bytes"].unique().tolist() == [16384]

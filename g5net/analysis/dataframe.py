@@ -28,16 +28,18 @@ def load(path: str | Path, *, wide: bool = False) -> Any:
     """The runs at `path` as a DataFrame.
 
     Long (default): one row per run, host, workload and metric, with columns
-    run, status, the swept parameters, host, workload, metric, value, unit.
-    `wide=True`: one row per run, host and workload, one column per metric;
-    the units are then in `df.attrs["units"]` (metric -> unit).
+    run, status, the swept parameters, host, workload, metric, value, ci95
+    (the half-width of the value's 95% interval where windows or repeats
+    measured it), unit. `wide=True`: one row per run, host and workload, one
+    column per metric (the values; the long form has their intervals); the
+    units are then in `df.attrs["units"]` (metric -> unit).
     """
     pd = _pandas()
     columns, rows = long_table(Path(path))
     df = pd.DataFrame(rows, columns=columns)
     if not wide:
         return df
-    index = [c for c in columns if c not in ("metric", "value", "unit")]
+    index = [c for c in columns if c not in ("metric", "value", "ci95", "unit")]
     units = dict(zip(df["metric"], df["unit"]))
     # Parameters may be missing (None) for some runs: pivot_table would drop those rows.
     out = df.set_index([*index, "metric"])["value"].unstack("metric", sort=False).reset_index()

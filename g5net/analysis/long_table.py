@@ -1,6 +1,7 @@
 """The metrics of a run, a sweep or a folder of runs as one long (tidy) table:
 one row per run x host x workload x metric, with the swept parameters as
-columns and each metric's unit (g5net/metrics/units.py). `g5net.load` makes
+columns, each metric's unit (g5net/metrics/units.py) and, where windows or
+repeats measured it, its 95% confidence interval's half-width. `g5net.load` makes
 it a DataFrame; `g5net collect --long` writes it.
 
 Runs are read as reports read them (g5net/report/runs.py). The parameter
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..metrics.spread import SPREAD
 from ..metrics.units import unit_of
 from ..report.runs import Run, intact, varying
 from ..runs.locate import locate
@@ -25,7 +27,9 @@ from ..runs.sweepdir import read
 from ..spec import AGGREGATE
 
 LEAD = ("run", "status")
-TAIL = ("host", "workload", "metric", "value", "unit")
+# ci95: the half-width of the value's 95% confidence interval where windows
+# or repeats measured it (metrics.json's `spread`), else empty.
+TAIL = ("host", "workload", "metric", "value", "ci95", "unit")
 
 
 def _param(run: Run, key: str) -> Any:
@@ -54,12 +58,14 @@ def rows(runs: Sequence[Run], keys: Sequence[str]) -> list[dict[str, Any]]:
         named = head(run, keys)
         for host in [*run.hosts, AGGREGATE]:
             for workload, metrics in run.metrics_of(host).items():
+                spreads = metrics.get(SPREAD, {})
                 for metric, value in metrics.items():
                     if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        ci = spreads.get(metric, {}).get("ci95")
                         if host == AGGREGATE:
                             metric = combined_name(metric)
                         out.append({**named, "host": host, "workload": workload, "metric": metric,
-                                    "value": value, "unit": unit_of(metric)})
+                                    "value": value, "ci95": ci, "unit": unit_of(metric)})
     return out
 
 

@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--long", action="store_true",
                    help="the long (tidy) table instead: one row per run, host, workload and "
                         "metric, with columns run, status, the swept parameters, host, "
-                        "workload, metric, value, unit (what g5net.load returns)")
+                        "workload, metric, value, ci95, unit (what g5net.load returns)")
     p.add_argument("--json", action="store_true",
                    help="print {\"output\", \"rows\", \"columns\"} as JSON on stdout")
     p.set_defaults(func=main)
