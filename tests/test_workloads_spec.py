@@ -37,6 +37,9 @@ WEB = PAIR + '[workloads.web]\nkind = "web"\nduration_s = 2\n'
     (WEB + "zipf_exponent = -1.0\n", "workloads.web.zipf_exponent"),
     (WEB + "connections = 0\n", "workloads.web.connections"),
     (PAIR + '[host.nic]\ntxqueuelen = -1\n[workloads.s]\nkind = "iperf"\n', "hosts.server.nic.txqueuelen"),
+    # iperf3 reads -t as an integer: 1.5 would run 1 s, 0.5 until killed.
+    (PAIR + '[workloads.s]\nkind = "iperf3"\nduration_s = 1.5\n', "workloads.s.duration_s"),
+    (PAIR + '[workloads.s]\nkind = "iperf3"\nduration_s = 0.5\n', "workloads.s.duration_s"),
 ])
 def test_bad_workload_keys_are_named(text: str, key: str):
     with pytest.raises(SpecError, match=rf"^{key.replace('.', chr(92) + '.')}\b"):

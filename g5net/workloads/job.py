@@ -99,9 +99,7 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
         if spec.experiment.windows:
             lines.append(f"# workload {w.name}: {w.kind}, {windows.described(spec.experiment)}")
             lines += [line for inst in insts for line in kind.setup(w, inst)]
-            lines += windows.region(spec.experiment, w, insts, [kind.command(w, i) for i in insts],
-                                    kind.prewarm(w), kind.stop(w, insts),
-                                    arms=dumps_stats and not guest_windows,
+            lines += windows.region(spec.experiment, w, insts, kind, arms=dumps_stats and not guest_windows,
                                     every_edge=guest_windows)
             continue
         lines.append(f"# workload {w.name}: {w.kind}")

@@ -50,6 +50,12 @@ class WorkloadKind(abc.ABC):
         page cache before a windowed region (workloads/windows.py)."""
         return []
 
+    def connections(self, w: Workload) -> int:
+        """TCP connections one instance's flow opens to its server's port once
+        it streams: the windows' warm-up counts from the last
+        (workloads/windows.py)."""
+        return 1
+
     def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
         """Job lines that end this host's instances once a windowed region is
         over, each reporting what it measured (workloads/windows.py); [] for

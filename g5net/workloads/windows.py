@@ -3,7 +3,8 @@
 Outside any region, the job first runs the benchmark's binary once, so that
 it and its libraries are in the page cache (the disk is not read inside a
 window); a client waits until its server listens (ready.py), then starts;
-each host waits until each of its flows is connected (/proc/net/tcp). From
+each host waits until each of its flows has its connections up
+(/proc/net/tcp: iperf 2's -P streams, iperf3's also its control connection). From
 that moment it counts the warm-up, and the region is `windows` consecutive
 windows of `window_ms` after it, by simulated time under gem5 (the guest's
 clock):
@@ -45,6 +46,7 @@ from .shell import CLIENT_RETRY_S
 
 if TYPE_CHECKING:
     from .flows import Instance
+    from .kind import WorkloadKind
 
 FUNCTIONS_FILE = REPO / "workloads" / "windows.sh"
 # Under gem5 a host wakes this long after the last window's end, to snapshot
@@ -73,12 +75,13 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.6f}".rstrip("0").rstrip(".") or "0"
 
 
-def _until(pattern: str) -> str:
-    """A loop until a line of /proc/net/tcp or tcp6 matches `pattern` (grep
-    -E), for as long as a client waits for its server."""
+def _until(pattern: str, lines: int = 1) -> str:
+    """A loop until `lines` lines of /proc/net/tcp and tcp6 match `pattern`
+    (grep -E), for as long as a client waits for its server."""
     tries = int(CLIENT_RETRY_S / READY_POLL_S)
-    return (f"i=0; until grep -qE '{pattern}' /proc/net/tcp /proc/net/tcp6 2>/dev/null || "
-            f"[ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done")
+    found = (f"grep -qE '{pattern}' /proc/net/tcp /proc/net/tcp6 2>/dev/null" if lines == 1 else
+             f"[ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -cE '{pattern}')\" -ge {lines} ]")
+    return f"i=0; until {found} || [ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done"
 
 
 def _listening(inst: Instance) -> str:
@@ -87,28 +90,30 @@ def _listening(inst: Instance) -> str:
     return _until(f":{inst.port:04X} [0-9A-F]+:0000 0A ")
 
 
-def _connected(inst: Instance) -> str:
-    """Until the instance's flow is connected (state 01): the server's port
-    as the local one on a server, as the remote one on a client."""
+def _connected(inst: Instance, connections: int) -> str:
+    """Until the instance's flow has its `connections` connected (state 01):
+    the server's port as the local one on a server, as the remote one on a
+    client."""
     if inst.serves:
-        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ")
-    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ")
+        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ", connections)
+    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ", connections)
 
 
-def region(e: Experiment, w: Workload, insts: list[Instance], commands: list[str], prewarm: list[str],
-           stop: list[str], *, arms: bool, every_edge: bool) -> list[str]:
-    """The job lines of workload `w` measured as windows: `commands` (one per
-    instance of `insts`) run in the background, after `prewarm`, and `stop`
-    after the last window; `arms`: this host schedules gem5's window dumps;
-    `every_edge`: the guest snapshots every window's edge."""
+def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind, *, arms: bool,
+           every_edge: bool) -> list[str]:
+    """The job lines of workload `w` measured as windows: `kind`'s command
+    of each instance of `insts` in the background, after its prewarm, and its
+    stop after the last window; `arms`: this host schedules gem5's window
+    dumps; `every_edge`: the guest snapshots every window's edge."""
+    commands, stop = [kind.command(w, i) for i in insts], kind.stop(w, insts)
     name = w.name
-    lines = list(prewarm)
+    lines = kind.prewarm(w)
     lines += [wait_ready(i) for i in insts if not i.serves]
     lines += [f"{c} &" for c in commands]
     for inst in insts:
         if inst.serves:
             lines += [_listening(inst), answer_ready(w, inst)]
-    lines += [_connected(i) for i in insts]
+    lines += [_connected(i, kind.connections(w)) for i in insts]
     if arms:
         lines.append(f"g5_windows_arm {round(e.warmup_ms * 1e6)} {round(e.window_ms * 1e6)}")
     if every_edge:

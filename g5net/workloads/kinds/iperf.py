@@ -43,6 +43,9 @@ class Iperf(StreamKind):
         line = f"g5_capture {inst.item} {pinned(inst, cmd)}"
         return _udp_handshake(w, inst, line) if w.protocol == "udp" else line
 
+    def connections(self, w: Workload) -> int:
+        return w.streams  # -P: one connection each, no other
+
     def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
         """A client ends on SIGINT as at the end of its time, and reports
         (checked on 2.1.8); its server then ends with it. iperf3 would

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ...errors import GuestError
-from ...spec import Workload
+from ...errors import GuestError, SpecError
+from ...spec import Spec, Workload
 from ..shell import CLIENT_RETRY_S, pinned, server_limit_s
 from ..stream import StreamKind, amount
 
@@ -17,6 +17,19 @@ if TYPE_CHECKING:
 
 class Iperf3(StreamKind):
     name = "iperf3"
+
+    def check(self, spec: Spec, w: Workload, key: str) -> None:
+        if spec.experiment.windows:
+            raise SpecError(f"{key}.kind: iperf3 cannot be measured in windows: it runs whole "
+                            f"seconds only, reports an error when stopped once the windows are "
+                            f"over, and its data starts some time after its control connection "
+                            f"(0.8 s once under QEMU); use iperf")
+        super().check(spec, w, key)
+        if not w.bytes and (w.duration_s < 1 or w.duration_s != int(w.duration_s)):
+            raise SpecError(f"{key}.duration_s: iperf3 reads -t as whole seconds: {w.duration_s:g} "
+                            f"would run {int(w.duration_s)} s" + (" (that is, until it is killed)"
+                                                                   if w.duration_s < 1 else "")
+                            + "; give whole seconds, or bytes")
 
     def command(self, w: Workload, inst: Instance) -> str:
         if inst.serves:
