@@ -21,30 +21,26 @@ from .metric import RunMetric
 N_REPEATS, WITHIN_RUN, PER_REPEAT = spread.N_REPEATS, spread.WITHIN_RUN, spread.PER_REPEAT
 
 
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _pooled(each: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One table (a host's workload, or an aggregate) from every repeat's."""
     out: dict[str, Any] = {N_REPEATS: len(each)}
     between, within = {}, {}
     for k, v in each[0].items():
         values = [m.get(k) for m in each]
-        if all(x == v for x in values) and _number(v):
+        if all(x == v for x in values) and spread.is_number(v):
             out[k] = v  # the same in every repeat (a count of windows or clients): no spread
-        elif all(_number(x) for x in values):
+        elif all(map(spread.is_number, values)):
             s = spread.summary([float(x) for x in values if x is not None])
             out[k], between[k] = s.mean, s.to_dict()
             windows = [w.get(k) for m in each for w in m.get(spread.PER_WINDOW, [])]
-            if windows and all(_number(x) for x in windows):
+            if windows and all(map(spread.is_number, windows)):
                 within[k] = spread.summary([float(x) for x in windows if x is not None]).to_dict()
-        elif all(isinstance(x, list) and len(x) == len(v) and all(map(_number, x)) for x in values):
-            out[k] = [sum(col) / len(col) for col in zip(*values)]
+        elif (means := spread.element_means(values)) is not None:
+            out[k] = means
     out[spread.SPREAD] = between
     if within:
         out[WITHIN_RUN] = within
-    out[PER_REPEAT] = [{k: v for k, v in m.items() if _number(v)} for m in each]
+    out[PER_REPEAT] = [{k: v for k, v in m.items() if spread.is_number(v)} for m in each]
     return out
 
 

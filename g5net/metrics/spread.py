@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..runs import record_schema
 
@@ -74,6 +74,20 @@ class Spread:
 
 # A metric's value as checks compare it: a plain number is exact.
 Value = Spread | float
+
+
+def is_number(v: Any) -> TypeGuard[float]:
+    """Whether a metrics.json value is a number (a bool never is)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def element_means(values: Sequence[Any]) -> list[float] | None:
+    """Lists of numbers of one length (a metric per CPU, one list per window
+    or repeat), averaged element by element; None for anything else."""
+    if not values or not all(isinstance(v, list) and len(v) == len(values[0])
+                             and all(map(is_number, v)) for v in values):
+        return None
+    return [math.fsum(col) / len(col) for col in zip(*values)]
 
 
 def mean(v: Value) -> float:
@@ -129,7 +143,7 @@ def measured(metrics: Mapping[str, Any], name: str) -> Value | None:
     None where it is absent or not a number (a list per CPU, a table). The
     table's shape is checked where it is read (g5net/runs/record_schema.py)."""
     v = metrics.get(name)
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
+    if not is_number(v):
         return None
     s = metrics.get(SPREAD, {}).get(name)
     return v if s is None else Spread(s["n"], v, s["sd"], s["ci95"])

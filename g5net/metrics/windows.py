@@ -53,28 +53,24 @@ def guest_wire_bytes(roi: dict[str, Any]) -> tuple[int, int]:
     return sum(d["tx_bytes"] for d in devs), sum(d["rx_bytes"] for d in devs)
 
 
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The workload's metrics from its windows': each numeric metric that
     every window has, as its mean, with `spread`; lists (per CPU) as their
     element-wise means; `per_window`, every window's numbers; `n_windows`."""
     if not windows:
         return {}
-    out: dict[str, Any] = {"n_windows": len(windows)}
+    out: dict[str, Any] = {spread.N_WINDOWS: len(windows)}
     spreads = {}
-    for k, v in windows[0].items():
+    for k in windows[0]:
         values = [w.get(k) for w in windows]
-        if all(_number(x) for x in values):
+        if all(map(spread.is_number, values)):
             s = spread.summary([float(x) for x in values if x is not None])
             out[k] = s.mean
             spreads[k] = s.to_dict()
-        elif all(isinstance(x, list) and len(x) == len(v) and all(map(_number, x)) for x in values):
-            out[k] = [sum(col) / len(col) for col in zip(*values)]
-    out["spread"] = spreads
-    out["per_window"] = [{k: v for k, v in w.items() if _number(v)} for w in windows]
+        elif (means := spread.element_means(values)) is not None:
+            out[k] = means
+    out[spread.SPREAD] = spreads
+    out[spread.PER_WINDOW] = [{k: v for k, v in w.items() if spread.is_number(v)} for w in windows]
     return out
 
 
