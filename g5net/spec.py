@@ -180,7 +180,7 @@ class Experiment:
                           "inside its running stream, after warmup_ms, each window its own "
                           "gem5 stats dump; metrics are the mean over windows with a 95% "
                           "confidence interval (docs/metrics.md); 0: the workload's whole life "
-                          "is one region; else at least 2; one stream workload per spec")
+                          "is one region; else at least 2; one iperf (TCP) workload per spec")
     window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
     repeats: int = _f(1, lo=1, hi=MAX_REPEATS,
                       doc="run the experiment this many times, each repeat from the same boot "
