@@ -37,7 +37,8 @@ A check that finds nothing to compare fails: a misspelt metric is not a pass.
 
 Values with spread. A run that measures its steady state in N windows gives
 each windowed metric as the mean over the windows, with the 95 % confidence
-interval of that mean (metrics.json's `spread`; g5net/metrics/spread.py).
+interval of that mean (metrics.json's `spread`; g5net/metrics/spread.py); a
+run of experiment.repeats gives the mean over its repeats, with theirs.
 Where either side of a comparison has spread, the comparison asks first
 whether the difference is larger than its uncertainty: Welch's t test,
 two-sided at the 95 % level (each window a batch, the standard error of a
@@ -55,8 +56,9 @@ constant, which makes it the one-sample t test; a bound always is. Then:
 Where neither side varies the comparison is exact, as above. `K * RIGHT`
 scales the right side's mean and sd by K. sum() adds the means, and the sds in
 quadrature, which assumes the summed metrics vary independently from window
-to window. The window keys (`n_windows`, `spread`, `per_window`) are not
-metrics: a glob never matches them.
+to window. The window and repeat keys (`n_windows`, `spread`, `per_window`,
+`n_repeats`, `within_run`, `per_repeat`) are not metrics: a glob never
+matches them.
 
 A comparison within noise is not a failure (the exit status stays 0), but is
 reported as such, with each side as mean ± half-width of its interval:

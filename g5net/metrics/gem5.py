@@ -12,6 +12,7 @@ from typing import Any
 from ..stats import host_metrics, iter_dumps
 from ..stats.catalogue import METRICS as COUNTERS
 from ..stats.cpu_time import per_core, per_cpu
+from ..stats.model import Dump
 from ..stats.splits import DESCRIPTIONS as SPLITS
 from ..stats.splits import splits
 from .metric import RunMetric, per
@@ -71,7 +72,7 @@ def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
     return out
 
 
-def _dump_metrics(dump) -> dict[str, dict[str, Any]]:
+def _dump_metrics(dump: Dump) -> dict[str, dict[str, Any]]:
     """Each host's metrics of one dump, as roi_stats gives them."""
     metrics: dict[str, dict[str, Any]] = dict(host_metrics(dump))
     for host, values in splits(dump).items():

@@ -33,7 +33,7 @@ class WorkloadKind(abc.ABC):
         if spec.experiment.windows and not self.streams:
             raise SpecError(f"{key}.kind: experiment.windows measure inside a running stream, "
                             f"and {w.kind} is no stream (its own repetitions are its "
-                            f"measurement); use iperf or iperf3, or a spec without windows")
+                            f"measurement); use iperf, or a spec without windows")
         if self.streams:
             return
         for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import GuestError
 from ..guest.protocol import USER_HZ
+from . import windows
 
 PROC_FILES = ("stat", "interrupts", "softirqs", "snmp", "dev")
 
@@ -107,7 +108,7 @@ def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
 def window_deltas(items: dict[str, str], name: str, first: int, last: int) -> dict[str, Any]:
     """Counters between two of a windowed workload's snapshots (g5_window_snap
     NAME.w<first> and NAME.w<last>, workloads/windows.sh)."""
-    tags = [f"{name}.w{k}.proc" for k in (first, last)]
+    tags = [windows.snapshot(name, k) for k in (first, last)]
     missing = [t for t in tags if t not in items]
     if missing:
         raise GuestError(f"workload {name}: missing snapshot {missing[0]}")

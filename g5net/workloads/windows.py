@@ -65,9 +65,15 @@ def described(e: Experiment) -> str:
     return f"{e.windows} windows of {e.window_ms:g} ms after {e.warmup_ms:g} ms of warm-up"
 
 
+def _tag(name: str, k: int | str) -> str:
+    """g5_window_snap's tag of the snapshot at the end of window `k` (0: at
+    the warm-up's start, or the first window's); `k` may be a shell word."""
+    return f"{name}.w{k}"
+
+
 def snapshot(name: str, k: int) -> str:
-    """The item of the snapshot at the end of window `k` (0: before the first)."""
-    return f"{name}.w{k}.proc"
+    """The result item that snapshot becomes (windows.sh adds `.proc`)."""
+    return f"{_tag(name, k)}.proc"
 
 
 def _seconds(ms: float) -> str:
@@ -118,24 +124,24 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
         lines.append(f"g5_windows_arm {round(e.warmup_ms * 1e6)} {round(e.window_ms * 1e6)}")
     if every_edge:
         lines += [f"sleep {_seconds(e.warmup_ms)}",
-                  f"g5_window_snap {name}.w0",
+                  f"g5_window_snap {_tag(name, 0)}",
                   "k=1",
                   f"while [ $k -le {e.windows} ]; do",
                   f"\tsleep {_seconds(e.window_ms)}",
-                  f"\tg5_window_snap {name}.w$k",
+                  f"\tg5_window_snap {_tag(name, '$k')}",
                   "\tk=$((k + 1))",
                   "done"]
     elif all(i.serves for i in insts):
         # A server's clock started when it saw its flows connect, before its
         # clients saw it: a snapshot after its own span could fall into their
         # windows. It snapshots once its flows have ended instead.
-        return lines + [f"g5_window_snap {name}.w0", "wait", f"g5_window_snap {name}.w{e.windows}"]
+        return lines + [f"g5_window_snap {_tag(name, 0)}", "wait", f"g5_window_snap {_tag(name, e.windows)}"]
     else:
         # Other clients than the one that armed the windows wait one window
         # more before they snapshot and stop: their clocks started about when
         # its did (spec.window_span_ms leaves their streams that window).
         windows = e.windows + (0 if arms else 1)
-        lines += [f"g5_window_snap {name}.w0",
+        lines += [f"g5_window_snap {_tag(name, 0)}",
                   f"sleep {_seconds(e.warmup_ms + windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
-                  f"g5_window_snap {name}.w{e.windows}"]
+                  f"g5_window_snap {_tag(name, e.windows)}"]
     return lines + stop + ["wait"]
