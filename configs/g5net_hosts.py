@@ -22,6 +22,7 @@ with the reason in the report (contract.Report, <outdir>/contract.REPORT_NAME).
 
 import sys
 
+import m5
 from gem5.components.memory.dram_interfaces.ddr3 import DDR3_1600_8x8, DDR3_2133_8x8
 from gem5.components.memory.dram_interfaces.ddr4 import DDR4_2400_8x8
 from gem5.components.memory.dram_interfaces.ddr5 import DDR5_4400_4x8
@@ -43,19 +44,23 @@ from g5net_components.nics.integrated_placement import IntegratedPlacement
 from g5net_components.nics.pcie_placement import PciePlacement
 from g5net_components.processors.multithreaded_processor import MultithreadedProcessor
 from g5net_components.processors.niagara2_processor import Niagara2Processor
+from g5net_components.processors.switching_processor import SwitchingProcessor
 from g5net_components.simulation.exit_cause import ExitCause
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
 
 
 def processor(cpu, phase: params.Phase):
-    model = cpu.boot_model if phase is params.Phase.BOOT else cpu.model
+    if phase is params.Phase.WINDOW:
+        return SwitchingProcessor(get_cpu_type_from_str(cpu.boot_model),
+                                  get_cpu_type_from_str(cpu.model), cpu.cores, cpu.threads_per_core)
+    model = cpu.boot_model if phase in params.contract.AS_BOOTED else cpu.model
     cls = Niagara2Processor if cpu.preset == "niagara2" else MultithreadedProcessor
     return cls(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
                threads_per_core=cpu.threads_per_core)
 
 
 def cache_hierarchy(caches, phase: params.Phase):
-    if phase is params.Phase.BOOT:
+    if phase in params.contract.AS_BOOTED:
         return UncachedHierarchy()
     c = caches
     l2 = CacheLevel(c.l2_kib, c.l2_assoc, c.l2_latency_cycles, c.l2_mshrs) if c.l2_kib else None
@@ -83,7 +88,7 @@ def placement(nic, phase: params.Phase):
     attach = params.contract.boot_nic_attach(nic.attach, phase)
     if attach == "integrated":
         return IntegratedPlacement(dca=nic.dca)
-    if phase is params.Phase.BOOT:
+    if phase in params.contract.AS_BOOTED:
         # The link holds no state: every boot builds the default one, so that
         # points differing only in their link share a checkpoint.
         nic = type(nic)()
@@ -113,6 +118,38 @@ def board(run: params.RunParams, host) -> NicX86Board:
     return b
 
 
+def fast_forward(sim: MultiHostSimulation, run: params.RunParams) -> bool:
+    """The stream fast-forwarded into its warm checkpoints: one host's
+    `m5 checkpoint` says its flows are connected (workloads/windows.py), and
+    each checkpoint follows at its offset from then."""
+    if not sim.run_until(ExitCause.CHECKPOINT, hosts=1):
+        return False
+    done_ms = 0.0
+    offsets = params.spec_module.sample_offsets_ms(run.spec.experiment)
+    for k, (ms, directory) in enumerate(zip(offsets, run.config.checkpoints_out)):
+        if not sim.run_for((ms - done_ms) / 1000, f"the fast-forward to warm checkpoint {k}"):
+            return False
+        done_ms = ms
+        sim.checkpoint(directory)
+    return True
+
+
+def window(sim: MultiHostSimulation, e) -> bool:
+    """One sampled window from its warm checkpoint: functional warming on the
+    starting CPUs, the switch, detailed warming, then the window between a
+    statistics reset and their one dump."""
+    if not sim.run_for(e.functional_warming_ms / 1000, "functional warming"):
+        return False
+    sim.switch_processors()
+    if not sim.run_for(e.detailed_warming_ms / 1000, "detailed warming"):
+        return False
+    m5.stats.reset()
+    if not sim.run_for(e.window_ms / 1000, "the window"):
+        return False
+    m5.stats.dump()
+    return True
+
+
 def main(argv: list) -> int:
     if len(argv) != 2:
         print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
@@ -127,8 +164,9 @@ def main(argv: list) -> int:
     fabric = EthernetFabric([b.nics() for b in boards.values()],
                             [(link.speed_gbps, link.delay_us) for link in own], run.spec.switched,
                             run.spec.link.switch_delay_us, run.config.pcap_dir)
-    restore = run.config.checkpoint if run.phase is params.Phase.MEASURE else None
-    sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
+    restores = run.phase not in (params.Phase.BOOT, params.Phase.DESCRIBE)
+    sim = MultiHostSimulation(boards, fabric, restore_from=run.config.checkpoint if restores else None,
+                              phase=run.phase.value)
     sim.instantiate()
     if run.phase is params.Phase.DESCRIBE:
         done = True
@@ -136,6 +174,10 @@ def main(argv: list) -> int:
         done = sim.run_until(ExitCause.CHECKPOINT)
         if done:
             sim.checkpoint(run.config.checkpoint)
+    elif run.phase is params.Phase.FAST_FORWARD:
+        done = fast_forward(sim, run)
+    elif run.phase is params.Phase.WINDOW:
+        done = window(sim, run.spec.experiment)
     else:
         done = sim.run_until(ExitCause.M5_EXIT)
     sim.report.completed = done

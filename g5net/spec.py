@@ -48,6 +48,10 @@ ENGINES = ("qemu", "gem5")
 # gem5: every host in one process, or each host in a gem5 process of its own
 # joined by dist-gem5 (a switch process and a barrier every quantum).
 PROCESS_LAYOUTS = ("one", "per-host")
+# How a point's windows (experiment.windows) are simulated: one after another
+# in one detailed run, or each restored on its own from a warm checkpoint of a
+# fast-forwarded stream (experiment.window_method; docs/metrics.md).
+WINDOW_METHODS = ("consecutive", "sampled")
 KERNEL_VARIANTS = ("smp", "up")
 ROLES = ("server", "client")
 NIC_ATTACH = ("pcie", "integrated")
@@ -182,6 +186,23 @@ class Experiment:
                           "confidence interval (docs/metrics.md); 0: the workload's whole life "
                           "is one region; else at least 2; one iperf (TCP) workload per spec")
     window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
+    window_method: str = _f("consecutive", choices=WINDOW_METHODS,
+                            doc="with windows, gem5: consecutive (one detailed run, window after "
+                                "window) or sampled (the stream fast-forwarded on "
+                                "cpu.boot_model into a warm checkpoint every sample_every_ms; "
+                                "each window restored on its own, warmed, then measured on "
+                                "cpu.model, all in parallel; docs/metrics.md)")
+    sample_every_ms: float = _f(10.0, lo=0.0,
+                                doc="sampled windows: simulated ms between the warm checkpoints "
+                                    "along the fast-forwarded stream, the first after warmup_ms")
+    functional_warming_ms: float = _f(10.0, lo=0.0,
+                                      doc="sampled windows: simulated ms each window first runs "
+                                          "on cpu.boot_model with the spec's caches (a "
+                                          "checkpoint holds no cache contents)")
+    detailed_warming_ms: float = _f(2.0, lo=0.0,
+                                    doc="sampled windows: simulated ms each window then runs on "
+                                        "cpu.model before it is measured (pipelines, queues and "
+                                        "TCP settle to the detailed CPU's pace)")
     repeats: int = _f(1, lo=1, hi=MAX_REPEATS,
                       doc="run the experiment this many times, each repeat from the same boot "
                           "with its own perturbation (experiment.repeat), in one run directory: "
@@ -761,9 +782,24 @@ def _check_pc_sampling(e: Experiment) -> None:
                         f"{shortest:g}")
 
 
+def sampled(e: Experiment) -> bool:
+    """Whether the windows are sampled from warm checkpoints (window_method)."""
+    return bool(e.windows) and e.window_method == "sampled"
+
+
+def sample_offsets_ms(e: Experiment) -> list[float]:
+    """Sampled windows: when each warm checkpoint is taken, in simulated ms
+    after the flows connected."""
+    return [e.warmup_ms + k * e.sample_every_ms for k in range(e.windows)]
+
+
 def window_span_ms(e: Experiment) -> float:
     """How long a windowed workload must stream: its warm-up, its windows and
-    one window more, so that the stream's end never falls in a window."""
+    one window more, so that the stream's end never falls in a window (sampled:
+    the last checkpoint, its warming and its window, and one window more)."""
+    if sampled(e):
+        return (sample_offsets_ms(e)[-1] + e.functional_warming_ms + e.detailed_warming_ms
+                + 2 * e.window_ms)
     return e.warmup_ms + (e.windows + 1) * e.window_ms
 
 
@@ -794,6 +830,24 @@ def _check_windows(spec: Spec) -> None:
         raise SpecError("experiment.windows: per-host processes keep a set of statistics each, "
                         "and each host would open its windows at its own time; measure windows "
                         "with experiment.processes = \"one\"")
+    if e.window_method == "sampled":
+        _check_sampled(e)
+
+
+def _check_sampled(e: Experiment) -> None:
+    """What sampled windows need: gem5's checkpoints, one process, and
+    checkpoints far enough apart that no two windows overlap."""
+    if e.engine != "gem5":
+        raise SpecError(f"experiment.window_method: sampled windows restore gem5 checkpoints; "
+                        f"engine {e.engine!r} keeps none (use \"consecutive\")")
+    if e.pc_sample_us:
+        raise SpecError("experiment.pc_sample_us: program counters are sampled in consecutive "
+                        "windows only; leave it out, or set experiment.window_method = "
+                        "\"consecutive\"")
+    if e.sample_every_ms < e.window_ms:
+        raise SpecError(f"experiment.sample_every_ms: {e.sample_every_ms:g} ms is shorter than a "
+                        f"window ({e.window_ms:g} ms): windows would measure the same stretch of "
+                        f"the stream twice; use at least {e.window_ms:g}")
 
 
 def _gem5_times_us(spec: Spec) -> list[tuple[str, float]]:

@@ -64,7 +64,7 @@ def test_windows_are_exact_and_their_metrics_are_the_stats_dumps_differences():
         values = [w["throughput_mbps"] for w in m["per_window"]]
         assert m["spread"]["throughput_mbps"] == spread.summary(values).to_dict()
     assert STEADY.read_run()["region"] == {"kind": "windows", "windows": 8, "window_ms": 5.0,
-                                           "warmup_ms": 20.0}
+                                           "warmup_ms": 20.0, "method": "consecutive"}
 
 
 def test_the_stream_is_steady_from_window_to_window():

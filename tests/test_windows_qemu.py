@@ -89,4 +89,4 @@ def test_both_ends_count_the_same_bytes(steady: RunDir):
 
 def test_run_json_says_the_region_was_windows(steady: RunDir):
     assert steady.read_run()["region"] == {"kind": "windows", "windows": 4, "window_ms": 250.0,
-                                           "warmup_ms": 500.0}
+                                           "warmup_ms": 500.0, "method": "consecutive"}

@@ -27,6 +27,7 @@ from typing import Any
 from ..runs import record as run_record
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec, Workload
+from ..spec import sampled as sampled_windows
 from ..stats import pc_samples
 from ..workloads.flows import instances
 from . import aggregate, gem5, guest, profile, windows
@@ -74,7 +75,10 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     """`boards`: host -> the prefix of its statistics (run.json's `boards`, the
     engine's object names); a host the map lacks is its own prefix (run_record.board)."""
     n = spec.experiment.windows
-    counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1 if n else 1) for w in spec.workloads])
+    if sampled_windows(spec.experiment):
+        counters = _sampled_windows(spec, rd)
+    else:
+        counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1 if n else 1) for w in spec.workloads])
     sampled = _sampled(spec, rd, counters, {name: run_record.board(boards, name) for name in results})
     hosts: dict[str, dict[str, Any]] = {}
     for name, r in results.items():
@@ -96,6 +100,16 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             if profiled in hosts[name] and plain in hosts[name]:
                 hosts[name][profiled].update(profile.perturbation(hosts[name][profiled], hosts[name][plain]))
     return {"hosts": hosts, "aggregate": aggregate.combine(spec, hosts)}
+
+
+def _sampled_windows(spec: Spec, rd: RunDir) -> dict[str, list[dict[str, dict[str, Any]]]]:
+    """The one workload's windows, each the one dump of its own gem5 process
+    (engines/gem5/sampled.py), as roi_stats gives consecutive ones; none
+    where a window is missing."""
+    (w,) = spec.workloads
+    regions = [gem5.roi_stats(rd.window(k).stats_txt, [(w.name, 1)]).get(w.name, [{}])[0]
+               for k in range(spec.experiment.windows)]
+    return {w.name: regions} if all(regions) else {}
 
 
 def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],

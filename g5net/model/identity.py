@@ -29,6 +29,8 @@ IDENTITY_VERSION = 1
 LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
               "pc_sample_us": (0, ("pc_sample_us",)),
               "windows": (0, ("windows", "window_ms", "warmup_ms")),
+              "window_method": ("consecutive", ("window_method", "sample_every_ms",
+                                                "functional_warming_ms", "detailed_warming_ms")),
               "repeats": (1, ("repeats",)),
               "repeat": (0, ("repeat",))}
 

@@ -14,7 +14,9 @@ before it could write one.
     identity                    when an engine ran: the version of the run id's computation
                                 and the engine's part of it (g5net/model/identity.py)
     region                      what each workload was measured over: {"kind": "whole-life"},
-                                or {"kind": "windows", windows, window_ms, warmup_ms}
+                                or {"kind": "windows", windows, window_ms, warmup_ms, method:
+                                consecutive or sampled, and a sampled one's sample_every_ms,
+                                functional_warming_ms, detailed_warming_ms}
     engine_notes                what the engine did that spoiled nothing but a reader should
                                 know (a gem5 process that died after the simulation ended)
     failure                     when status is not `done`: reasons, log and console tails
@@ -69,7 +71,12 @@ def region(spec: Spec) -> dict[str, Any]:
     e = spec.experiment
     if not e.windows:
         return {"kind": WHOLE_LIFE}
-    return {"kind": WINDOWS, "windows": e.windows, "window_ms": e.window_ms, "warmup_ms": e.warmup_ms}
+    out = {"kind": WINDOWS, "windows": e.windows, "window_ms": e.window_ms, "warmup_ms": e.warmup_ms,
+           "method": e.window_method}
+    if e.window_method == "sampled":
+        out.update(sample_every_ms=e.sample_every_ms, functional_warming_ms=e.functional_warming_ms,
+                   detailed_warming_ms=e.detailed_warming_ms)
+    return out
 
 
 def finish(record: dict[str, Any], status: str, total_s: float) -> dict[str, Any]:

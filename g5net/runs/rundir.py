@@ -70,6 +70,11 @@ class RunDir:
         metrics.json every repeat's together)."""
         return RunDir(self.path / f"repeat-{k}")
 
+    def window(self, k: int) -> RunDir:
+        """Window k of sampled windows (experiment.window_method): the gem5
+        process that measured it, laid out as a run directory of its own."""
+        return RunDir(self.path / f"window-{k}")
+
     def process_out(self, name: str) -> Path:
         """The output directory of process `name` of a per-host run (a host's, or
         the switch's): its statistics, console and terminal socket."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SpecError
-from ..spec import PROTOCOLS, Spec, Workload, window_span_ms
+from ..spec import PROTOCOLS, Experiment, Spec, Workload, sampled, window_span_ms
 from .kind import WorkloadKind
 
 if TYPE_CHECKING:
@@ -35,9 +35,8 @@ class StreamKind(WorkloadKind):
                             f"{e.windows} windows and one more)")
         if w.duration_s * 1000 < need_ms:
             raise SpecError(f"{key}.duration_s: {w.duration_s:g} s ends before the windows do: "
-                            f"experiment.warmup_ms {e.warmup_ms:g} + (windows {e.windows} + 1) "
-                            f"x window_ms {e.window_ms:g} = {need_ms:g} ms (one window more, so "
-                            f"that the stream's end falls in none); at least {need_ms / 1000:g}")
+                            f"{_span(e)} = {need_ms:g} ms (one window more, so that the "
+                            f"stream's end falls in none); at least {need_ms / 1000:g}")
 
     def prewarm(self, w: Workload) -> list[str]:
         return [f"{self.name} -v >/dev/null 2>&1"]
@@ -47,6 +46,17 @@ class StreamKind(WorkloadKind):
         return {f"{d}_mbps": sum(f.get("throughput_mbps", 0.0) for i, f in found
                                  if i.direction == way)
                 for d, way in (("sent", "send"), ("received", "receive"))}
+
+
+def _span(e: Experiment) -> str:
+    """window_span_ms's sum, in the spec's words."""
+    if sampled(e):
+        return (f"experiment.warmup_ms {e.warmup_ms:g} + (windows {e.windows} - 1) x "
+                f"sample_every_ms {e.sample_every_ms:g} + functional_warming_ms "
+                f"{e.functional_warming_ms:g} + detailed_warming_ms {e.detailed_warming_ms:g} + "
+                f"2 x window_ms {e.window_ms:g}")
+    return (f"experiment.warmup_ms {e.warmup_ms:g} + (windows {e.windows} + 1) x window_ms "
+            f"{e.window_ms:g}")
 
 
 def amount(w: Workload) -> list:

@@ -21,6 +21,11 @@ clock):
   run inside the window: a one-CPU sender measured 3 times the instructions
   per packet in its first window when the snapshot was taken one window
   before it.)
+- gem5, sampled windows (experiment.window_method): the host that frames
+  regions says with `m5 checkpoint` that its flows are connected; gem5 then
+  fast-forwards into the warm checkpoints the windows restore, and measures
+  each window by itself (engines/gem5/sampled.py). No host snapshots its
+  counters: the windows are gem5's alone.
 - QEMU, which keeps no statistics: each host snapshots its counters at every
   window's edge, by its own clock, and each window's figures are the guest's.
 
@@ -40,7 +45,7 @@ import functools
 from typing import TYPE_CHECKING
 
 from ..home import REPO
-from ..spec import Experiment, Workload
+from ..spec import Experiment, Workload, sampled
 from .ready import READY_POLL_S, answer_ready, wait_ready
 from .shell import CLIENT_RETRY_S
 
@@ -120,6 +125,11 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
         if inst.serves:
             lines += [_listening(inst), answer_ready(w, inst)]
     lines += [_connected(i, kind.connections(w)) for i in insts]
+    if sampled(e):
+        # gem5 fast-forwards into warm checkpoints from this moment on
+        # (contract.Phase.FAST_FORWARD); each window is restored from one, in
+        # the middle of the stream, which no host's job sees end.
+        return lines + (["m5 checkpoint"] if arms else []) + ["wait"]
     if arms:
         lines.append(f"g5_windows_arm {round(e.warmup_ms * 1e6)} {round(e.window_ms * 1e6)}")
     if every_edge:

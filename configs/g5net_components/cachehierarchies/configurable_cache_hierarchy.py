@@ -12,6 +12,7 @@ from gem5.utils.override import overrides
 
 from ..params import ConfigError
 from ..processors.multithreaded_processor import MultithreadedProcessor
+from ..processors.switching_processor import SwitchingProcessor
 from .abstract_nic_aware_hierarchy import AbstractNicAwareHierarchy
 from .cache_level import CacheLevel
 
@@ -56,8 +57,8 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
     @overrides(AbstractCacheHierarchy)
     def incorporate_cache(self, board: AbstractBoard) -> None:
         processor = board.get_processor()
-        if not isinstance(processor, MultithreadedProcessor):
-            raise ConfigError(f"{type(self).__name__} needs a MultithreadedProcessor, "
+        if not isinstance(processor, (MultithreadedProcessor, SwitchingProcessor)):
+            raise ConfigError(f"{type(self).__name__} needs a processor of hardware threads, "
                               f"got {type(processor).__name__}")
         board.connect_system_port(self.membus.cpu_side_ports)
         for _, port in board.get_memory().get_mem_ports():

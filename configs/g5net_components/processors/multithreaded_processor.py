@@ -26,6 +26,9 @@ class MultithreadedProcessor(BaseCPUProcessor):
 
     def core_threads(self) -> list:
         """The gem5 CPU cores (one per hardware thread), grouped by physical core."""
-        threads = self.get_cores()
-        n = self._threads_per_core
-        return [threads[i:i + n] for i in range(0, len(threads), n)]
+        return thread_groups(self.get_cores(), self._threads_per_core)
+
+
+def thread_groups(threads: list, per_core: int) -> list:
+    """`threads` (gem5 CPUs in core order) grouped `per_core` to a core."""
+    return [threads[i:i + per_core] for i in range(0, len(threads), per_core)]

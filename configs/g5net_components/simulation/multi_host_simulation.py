@@ -36,31 +36,58 @@ class MultiHostSimulation:
         for board in self._boards.values():
             board._post_instantiate()
 
-    def run_until(self, wanted: ExitCause) -> bool:
-        """Simulate until every host has caused `wanted`. False, with the
-        reason in the report, when anything else ends the simulation.
+    def run_until(self, wanted: ExitCause, hosts: int | None = None) -> bool:
+        """Simulate until every host (or `hosts` of them) has caused `wanted`.
+        False, with the reason in the report, when anything else ends the
+        simulation.
 
         Simulates in slices of the contract's PROGRESS_INTERVAL_S, writing
         its Progress after each: leaving and re-entering the event loop
         changes nothing simulated."""
-        remaining = len(self._boards)
+        remaining = len(self._boards) if hosts is None else hosts
         interval = m5.ticks.fromSeconds(contract.PROGRESS_INTERVAL_S)
         while remaining:
             event = m5.simulate(interval)
-            cause = event.getCause()
-            kind = ExitCause.of(cause)
+            kind = self._exit(event)
             if kind is ExitCause.TICK_LIMIT:
                 self._write_progress()
                 continue
-            self.report.exits.append({"cause": cause, "code": event.getCode(),
-                                      "tick": m5.curTick()})
             if kind is wanted:
                 remaining -= 1
                 continue
             self.report.reason = (f"waiting for {remaining} more '{wanted.value}' event(s), "
-                                  f"got '{cause}' (code {event.getCode()})")
+                                  f"got '{event.getCause()}' (code {event.getCode()})")
             return False
         return True
+
+    def run_for(self, seconds: float, what: str) -> bool:
+        """Simulate exactly `seconds` more, in the same slices; False, with
+        the reason in the report, when a host's exit event (its workload
+        ended, a panic) comes first: `what` names the stretch it cut short."""
+        end = m5.curTick() + m5.ticks.fromSeconds(seconds)
+        interval = m5.ticks.fromSeconds(contract.PROGRESS_INTERVAL_S)
+        while m5.curTick() < end:
+            event = m5.simulate(min(interval, end - m5.curTick()))
+            if self._exit(event) is not ExitCause.TICK_LIMIT:
+                self.report.reason = (f"'{event.getCause()}' (code {event.getCode()}) during "
+                                      f"{what}: the hosts' workload ended, or a host failed")
+                return False
+            self._write_progress()
+        return True
+
+    def _exit(self, event) -> ExitCause:
+        """Why m5.simulate() returned, recorded in the report unless it is
+        the end of a slice."""
+        kind = ExitCause.of(event.getCause())
+        if kind is not ExitCause.TICK_LIMIT:
+            self.report.exits.append({"cause": event.getCause(), "code": event.getCode(),
+                                      "tick": m5.curTick()})
+        return kind
+
+    def switch_processors(self) -> None:
+        """Every board's CPUs to their detailed model (SwitchingProcessor)."""
+        for board in self._boards.values():
+            board.get_processor().switch()
 
     def _write_progress(self) -> None:
         insts = {name: [int(c.get_simobject().getCCObject().resolveStat("commitStats0.numInsts").value)

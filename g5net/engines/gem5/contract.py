@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 # The config JSON's version: bumped when a field changes meaning or appears.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # What the config writes to gem5's --outdir for the engine to read back.
 REPORT_NAME = "g5net-gem5.json"
 # The line configs/g5net_probe.py prints: this prefix, a space, one JSON object.
@@ -43,6 +43,17 @@ class Phase(enum.Enum):
     # Build the measure phase's system afresh and instantiate it (gem5 writes
     # config.ini and config.json), then stop: `g5net system`, in seconds.
     DESCRIBE = "describe"
+    # Sampled windows (experiment.window_method): restore the boot checkpoint
+    # as the boot phase built the hosts (`cpu.boot_model`, no caches), run
+    # until the host that frames regions says with `m5 checkpoint` that its
+    # flows are connected, then write one warm checkpoint into each of
+    # `checkpoints_out` at spec.sample_offsets_ms after that, and exit.
+    FAST_FORWARD = "fast-forward"
+    # One sampled window: restore one warm checkpoint with the spec's caches
+    # on CPUs that start as `cpu.boot_model` (functional warming), switch to
+    # `cpu.model` (detailed warming), then reset the statistics, simulate
+    # the window and dump them: the run's one dump is the window.
+    WINDOW = "window"
 
 
 class ExitStatus(enum.IntEnum):
@@ -67,6 +78,7 @@ MEASURE_ONLY_CONFIGS = frozenset({
     "g5net_components/cachehierarchies/cache_level.py",
     "g5net_components/cachehierarchies/configurable_cache_hierarchy.py",
     "g5net_components/nics/integrated_placement.py",
+    "g5net_components/processors/switching_processor.py",
 })
 # The spec keys of a host that decide its state at the checkpoint (dotted
 # paths into a resolved host); the kernel command line, which carries MTU,
@@ -78,9 +90,30 @@ BOOT_HOST_KEYS = ("name", "role", "ip", "memory_mb", "memory_type", "memory_chan
                   "cpu.threads_per_core", "cpu.clock_ghz", "cpu.boot_model", "nic.count")
 
 
+# The phases that build every host as the boot did (above), so that what they
+# checkpoint is restorable as a boot checkpoint is.
+AS_BOOTED = frozenset({Phase.BOOT, Phase.FAST_FORWARD})
+
+
+# What a window of sampled windows (Phase.WINDOW) builds afresh at its
+# restore, so that points differing only in these share the fast-forward's
+# warm checkpoints: dotted keys of a resolved host, and of the experiment.
+# The fast-forward builds hosts as booted, without caches, on cpu.boot_model
+# and the boot's NIC attachment and link; the window's lengths and warming
+# happen after the checkpoint.
+RESTORE_FREE_HOST_KEYS = ("cpu.model", "caches", "nic.attach", "nic.dca", "nic.pcie_gen",
+                          "nic.pcie_lanes", "nic.pcie_latency_ns", "nic.pcie_max_payload",
+                          "nic.pcie_max_read_request", "nic.pcie_read_requests")
+RESTORE_FREE_EXPERIMENT_KEYS = ("name", "timeout_s", "boot_timeout_s", "window_method", "window_ms",
+                                "functional_warming_ms", "detailed_warming_ms")
+# The attribute under which a window's processor holds the CPUs it switches
+# to (configs: SwitchingProcessor); its statistics carry the name.
+SWITCHED_CPUS = "detailed"
+
+
 def boot_nic_attach(attach: str, phase: Phase) -> str:
     """The NIC attachment a phase builds for a spec's `nic.attach`."""
-    return BOOT_NIC_ATTACH if phase is Phase.BOOT else attach
+    return BOOT_NIC_ATTACH if phase in AS_BOOTED else attach
 
 
 # ---------------------------------------------------------------- the config JSON
@@ -119,6 +152,8 @@ class RunConfig:
     hosts: tuple[HostConfig, ...]
     checkpoint: str  # where the boot phase writes it, and the measure phase reads it
     pcap_dir: str | None = None
+    # The fast-forward phase's warm checkpoints, in the order it writes them.
+    checkpoints_out: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -148,6 +183,7 @@ class RunConfig:
             host["macs"] = tuple(host["macs"])
             hosts.append(HostConfig(**host))
         values["hosts"] = tuple(hosts)
+        values["checkpoints_out"] = tuple(values["checkpoints_out"])
         return cls(**values)
 
 

@@ -19,6 +19,7 @@ once per checkpoint.
 from __future__ import annotations
 
 import hashlib
+import os
 import shlex
 import shutil
 import time
@@ -30,10 +31,11 @@ from ...artifacts.cache import locked, locked_if_free, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
+from ...model.identity import spec_digest
 from ...model.options import EngineOptions
 from ...runs.resources import Resources
 from ...runs.rundir import RunDir
-from ...spec import Host, Spec
+from ...spec import Host, Spec, sampled
 from ...stats import merge as stats_merge
 from ...stats import pc_samples
 from ...stats.system import TICKS_PER_S
@@ -69,6 +71,13 @@ from .process import (
     teardown_crash,
 )
 from .run_config import host_cmdlines, run_config
+from .sampled import (
+    WarmCheckpoints,
+    fast_forward_spec,
+    run_windows,
+    warm_state,
+    window_stats,
+)
 
 # Memory gem5 takes beyond the guest RAM it models (the object graph, stats):
 # in a one-process run, and in each process of a per-host one, which holds
@@ -135,6 +144,15 @@ def _error(result: Gem5Result, failure: str) -> EngineError:
     """`failure` (classify_failure's line) as an error: a stalled boot is the
     hosts' (BootError), anything else gem5's."""
     return BootError(failure) if result.stalled else Gem5Error(failure)
+
+
+class _Unfinished(Exception):
+    """A phase of sampled windows that did not finish, as `outcome` says; raised
+    inside its staging so that nothing half-made is kept."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(str(outcome.failure))
+        self.outcome = outcome
 
 
 class Gem5Engine(Engine):
@@ -303,6 +321,8 @@ class Gem5Engine(Engine):
         # Shared while it restores: `g5net checkpoints prune` removes none in use.
         with locked(checkpoints.lock_name(ckpt.key), progress, shared=True):
             ckpt.used.touch()
+            if sampled(spec.experiment):
+                return self._sampled(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
             return self._measure(spec, artifacts, ckpt, rd, start, deadline, boot_s, progress)
 
     def booted(self, spec: Spec, artifacts: Artifacts, rd: RunDir, deadline: float,
@@ -412,6 +432,126 @@ class Gem5Engine(Engine):
             error = _error(result, f"{failure} (while booting)")
         return Outcome(consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
                        failure=error, engine_log_tail=result.log_tail())
+
+    def _sampled(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
+                 start: float, deadline: float, boot_s: dict[str, float],
+                 progress: Progress) -> Outcome:
+        """Sampled windows (sampled.py): the stream's warm checkpoints, made
+        unless another point made them, then its windows, those not measured yet."""
+        forward = fast_forward_spec(spec)
+        jobs = {h.name: job_script(forward, h) for h in spec.hosts}
+        warm = WarmCheckpoints.of(warm_state(spec, ckpt, jobs))
+        names = board_names(spec)
+        failed = None
+        if not warm.exists():
+            with locked(warm.lock_name, progress):
+                if not warm.exists():
+                    failed = self._fast_forward(spec, artifacts, ckpt, warm, jobs, rd, deadline, progress)
+        consoles = {h.name: read_text(warm.console(h.name)) for h in spec.hosts}
+        if failed:
+            return Outcome(consoles=failed.consoles, wall_s=time.monotonic() - start,
+                           timed_out=failed.timed_out, failure=failed.failure,
+                           engine_log_tail=failed.engine_log_tail, boot_s=boot_s, boards=names)
+        run = hashlib.sha256(f"{self.info().digest}:{spec_digest(spec)}".encode()).hexdigest()
+        n = spec.experiment.windows
+        todo = [k for k in range(n) if not warm.window(run, k).is_dir()]
+        if len(todo) < n:
+            progress(f"{n - len(todo)} of {n} windows measured earlier: measuring the rest")
+        parallel = min(len(todo), os.cpu_count() or 1)
+        progress(f"measuring {len(todo)} windows from warm checkpoints {warm.key[:12]}, "
+                 f"{parallel} at a time, on {spec.hosts[0].cpu.model} CPUs with caches")
+        with locked(warm.lock_name, progress, shared=True):
+            errors = [e for e in run_windows(todo, parallel, lambda k: self._window(
+                spec, artifacts, warm, warm.window(run, k), k, rd, deadline, progress)) if e]
+            for k in range(n):
+                if warm.window(run, k).is_dir():
+                    shutil.copytree(warm.window(run, k), rd.window(k).path)
+        timed_out = any(e.timed_out for e in errors)
+        failure = next((e.failure for e in errors if e.failure), None)
+        return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
+                       failure=failure, engine_log_tail=errors[0].engine_log_tail if errors else "",
+                       boot_s=boot_s, boards=names)
+
+    def _fast_forward(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, warm: WarmCheckpoints,
+                      jobs: dict[str, str], rd: RunDir, deadline: float,
+                      progress: Progress) -> Outcome | None:
+        """The stream from the boot checkpoint into its warm checkpoints; the
+        failure's Outcome, or None once they are in place."""
+        n = spec.experiment.windows
+        progress(f"fast-forwarding the stream on {spec.hosts[0].cpu.boot_model} CPUs into {n} warm "
+                 f"checkpoints {warm.key[:12]}, {spec.experiment.sample_every_ms:g} simulated ms apart")
+        try:
+            self._fast_forward_into(spec, artifacts, ckpt, warm, jobs, rd, deadline, progress)
+        except _Unfinished as e:
+            return e.outcome
+        return None
+
+    def _fast_forward_into(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint,
+                           warm: WarmCheckpoints, jobs: dict[str, str], rd: RunDir, deadline: float,
+                           progress: Progress) -> None:
+        n = spec.experiment.windows
+        with staging(warm.path) as tmp:
+            new = warm.staged(tmp)
+            for h in spec.hosts:
+                new.job(h.name).write_text(jobs[h.name])
+            config = atomic.write_text(new.config, run_config(
+                Phase.FAST_FORWARD, spec, artifacts, {h.name: new.job(h.name) for h in spec.hosts},
+                ckpt.cpt, checkpoints_out=[new.cpt(k) for k in range(n)]).to_json())
+            result, files = self._run_phase(spec, config, rd, new.m5out, ckpt.cpt, new.log, deadline,
+                                            lambda line: progress(f"fast-forward: {line}"))
+            consoles = {h.name: read_text(ckpt.console(h.name)) + read_text(files[h.name])
+                        for h in spec.hosts}
+            if result.returncode != ExitStatus.DONE:
+                failure = classify_failure(result) or "the fast-forward ended early"
+                shutil.copy(new.log, rd.engine_log)
+                raise _Unfinished(Outcome(consoles=consoles, wall_s=result.wall_s,
+                                          timed_out=result.timed_out,
+                                          failure=_error(result, f"fast-forward: {failure}"),
+                                          engine_log_tail=result.log_tail()))
+            for h in spec.hosts:
+                new.console(h.name).write_text(consoles[h.name])
+            shutil.rmtree(new.m5out)
+            atomic.write_json(new.meta, {"key": warm.key, "wall_s": round(result.wall_s, 3),
+                                         "sim_seconds": result.sim_seconds, "state": warm.state})
+        progress(f"fast-forwarded in {result.wall_s:.0f} s ({result.sim_seconds:.3f} simulated s)")
+
+    def _window(self, spec: Spec, artifacts: Artifacts, warm: WarmCheckpoints, final: Path, k: int,
+                rd: RunDir, deadline: float, progress: Progress) -> Outcome | None:
+        """Window k from its warm checkpoint into `final`, laid out as a run
+        directory; the failure's Outcome, or None."""
+        try:
+            self._window_into(spec, artifacts, warm, final, k, rd, deadline, progress)
+        except _Unfinished as e:
+            return e.outcome
+        return None
+
+    def _window_into(self, spec: Spec, artifacts: Artifacts, warm: WarmCheckpoints, final: Path,
+                     k: int, rd: RunDir, deadline: float, progress: Progress) -> None:
+        e = spec.experiment
+        with staging(final) as tmp:
+            out = RunDir(tmp)
+            config = atomic.write_text(out.gem5_config(Phase.WINDOW.value), run_config(
+                Phase.WINDOW, spec, artifacts, {h.name: warm.job(h.name) for h in spec.hosts},
+                warm.cpt(k)).to_json())
+            progress(f"window {k}: {e.functional_warming_ms:g} ms functional and "
+                     f"{e.detailed_warming_ms:g} ms detailed warming, then {e.window_ms:g} ms")
+            result, _ = self._run_phase(spec, config, rd, out.m5out, warm.cpt(k), out.engine_log,
+                                        deadline, lambda line: progress(f"window {k}: {line}"))
+            if result.returncode != ExitStatus.DONE:
+                failure = classify_failure(result) or "ended early"
+                shutil.copy(out.engine_log, rd.path / f"gem5-window-{k}.log")
+                raise _Unfinished(Outcome(consoles={}, wall_s=result.wall_s,
+                                          timed_out=result.timed_out,
+                                          failure=_error(result, f"window {k}: {failure}"),
+                                          engine_log_tail=result.log_tail()))
+            gem5_stats = out.m5out / "stats-gem5.txt"
+            out.stats_txt.rename(gem5_stats)
+            window_stats(gem5_stats, out.stats_txt)
+            gem5_stats.unlink()
+            for sock in out.m5out.glob("*"):
+                if sock.is_socket():
+                    sock.unlink()
+        progress(f"window {k}: measured in {result.wall_s:.0f} s")
 
     def _measure(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
                  start: float, deadline: float, boot_s: dict[str, float],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from ...spec import Spec
@@ -17,7 +18,8 @@ def host_cmdlines(spec: Spec, artifacts: Artifacts) -> dict[str, str]:
 
 
 def run_config(phase: Phase, spec: Spec, artifacts: Artifacts, readfiles: dict[str, Path],
-               checkpoint: Path, pcap_dir: Path | None = None) -> RunConfig:
+               checkpoint: Path, pcap_dir: Path | None = None,
+               checkpoints_out: Sequence[Path] = ()) -> RunConfig:
     names = board_names(spec)
     cmdlines = host_cmdlines(spec, artifacts)
     hosts = tuple(
@@ -28,4 +30,5 @@ def run_config(phase: Phase, spec: Spec, artifacts: Artifacts, readfiles: dict[s
                    console_socket=console_socket(names[h.name]))
         for h in spec.hosts)
     return RunConfig(phase=phase, spec=spec.to_dict(), hosts=hosts, checkpoint=str(checkpoint),
-                     pcap_dir=str(pcap_dir) if pcap_dir else None)
+                     pcap_dir=str(pcap_dir) if pcap_dir else None,
+                     checkpoints_out=tuple(str(c) for c in checkpoints_out))
