@@ -11,6 +11,9 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-mrrs-4096/    its second point (4096 B reads)
     gem5-steady-state/ examples/steady-state-gem5.toml (the stream as 8 windows)
     gem5-whole-life/   examples/whole-life-gem5.toml (that stream, its whole life one region)
+    gem5-sampled/      examples/sampled-gem5.toml (that stream, 8 windows sampled from warm
+                       checkpoints: each window's stats in window-K/)
+    gem5-sampled-o3/   examples/sampled-sweep-gem5.toml's third point (4 windows on O3, L2 256 KiB)
     gem5-steady-4k/    examples/steady-state-sizes-gem5.toml, 4 KiB messages, PC samples,
                        without gem5's own files (Fixture.engine_files)
     gem5-steady-16k/   its second point (16 KiB)
@@ -51,6 +54,7 @@ from g5net.model import sweep  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
+from g5net.spec import sampled  # noqa: E402
 from g5net.stats.parse import END  # noqa: E402
 
 class Fixture(NamedTuple):
@@ -71,6 +75,8 @@ FIXTURES = {"gem5-quickstart": Fixture(EXAMPLES / "quickstart-gem5.toml"),
             "gem5-mrrs-4096": Fixture(EXAMPLES / "pcie-read-request-gem5.toml", 1),
             "gem5-steady-state": Fixture(EXAMPLES / "steady-state-gem5.toml"),
             "gem5-whole-life": Fixture(EXAMPLES / "whole-life-gem5.toml"),
+            "gem5-sampled": Fixture(EXAMPLES / "sampled-gem5.toml"),
+            "gem5-sampled-o3": Fixture(EXAMPLES / "sampled-sweep-gem5.toml", 2),
             **{f"gem5-steady-{k}k": Fixture(EXAMPLES / "steady-state-sizes-gem5.toml", i, False)
                for i, k in enumerate((4, 16, 64))}}
 FIXTURE_DIR = REPO / "tests" / "fixtures"
@@ -87,19 +93,28 @@ def make(name: str, spec_path: Path, point: int | None, engine_files: bool) -> N
                      f"fixtures unchanged")
         files = [rd.spec_json, rd.results_json, rd.metrics_json]
         files += [rd.console(h.name) for h in spec.hosts] + [rd.job_script(h.name) for h in spec.hosts]
-        if engine_files:
+        windows = [rd.window(k) for k in range(spec.experiment.windows)] if sampled(spec.experiment) else []
+        if engine_files and windows:
+            # Each window's one dump, and what gem5 built for the first.
+            files += [w.stats_txt for w in windows] + [windows[0].config_ini]
+        elif engine_files:
             files.append(rd.stats_txt)
             if spec.experiment.pc_sample_us:
                 files.append(rd.pc_samples)
         shutil.rmtree(out, ignore_errors=True)
         fixture = RunDir(out)
         fixture.m5out.mkdir(parents=True)
+        for w in windows:
+            RunDir(out / w.path.name).m5out.mkdir(parents=True)
         for f in files:
             # Where the run directory has it: a fixture is opened with RunDir like any run.
             shutil.copy(f, out / f.relative_to(rd.path))
         # No machine's own paths in a committed file (runs/record.py).
         fixture.write_json(fixture.run_json, run_record.portable(record))
-        if engine_files:
+        if engine_files and windows:
+            first = RunDir(out / windows[0].path.name).config_ini
+            first.write_text(portable_config(first.read_text()))
+        elif engine_files:
             fixture.config_ini.write_text(portable_config(rd.config_ini.read_text()))
             if spec.experiment.windows:
                 keep_dumps(fixture.stats_txt, spec.experiment.windows + 1)

@@ -179,6 +179,10 @@ class Gem5Engine(Engine):
             tasks = dist.tasks(spec)
             return Resources.of(spec, cpus=tasks, tasks=tasks,
                                 mem_mb=guest_mb + OVERHEAD_MB_PER_PROCESS * (tasks + 1))
+        if sampled(spec.experiment):
+            # Its windows at once, each a process of every host (sampled.py).
+            n = spec.experiment.windows
+            return Resources.of(spec, cpus=n, mem_mb=n * (guest_mb + OVERHEAD_MB))
         # Every host in one single-threaded process.
         return Resources.of(spec, cpus=1, mem_mb=guest_mb + OVERHEAD_MB)
 
@@ -440,6 +444,8 @@ class Gem5Engine(Engine):
         unless another point made them, then its windows, those not measured yet."""
         forward = fast_forward_spec(spec)
         jobs = {h.name: job_script(forward, h) for h in spec.hosts}
+        for h in spec.hosts:
+            rd.job_script(h.name).write_text(jobs[h.name])
         warm = WarmCheckpoints.of(warm_state(spec, ckpt, jobs))
         names = board_names(spec)
         failed = None
