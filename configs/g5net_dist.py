@@ -31,6 +31,8 @@ import time
 import m5
 from m5.objects import DistEtherLink, EtherDump, EtherSwitch, SubSystem
 
+from g5net.contract import gem5 as contract
+
 import g5net_hosts
 from g5net_components import params
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
@@ -108,7 +110,7 @@ class DistSimulation(MultiHostSimulation):
         """Simulate until every process is told `wanted` together; False, with
         the reason in the report, on anything else (a peer gone, a guest's
         own m5 exit or fail outside the protocol)."""
-        interval = m5.ticks.fromSeconds(params.contract.PROGRESS_INTERVAL_S)
+        interval = m5.ticks.fromSeconds(contract.PROGRESS_INTERVAL_S)
         while True:
             event = m5.simulate(interval)
             cause = event.getCause()
@@ -137,19 +139,19 @@ def main(argv: list) -> int:
         own = None if args.switch else next(h for h in run.hosts if h.name == args.host)
     except (OSError, params.ConfigError) as e:
         print(f"g5net config: {e}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
     except StopIteration:
         print(f"g5net config: --host {args.host}: no such host in {args.config}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
     board = g5net_hosts.board(run, own) if own is not None else None
     boards = {own.board: board} if own is not None else {}
-    restore = args.checkpoint if run.phase is params.Phase.MEASURE else None
+    restore = args.checkpoint if run.phase is contract.Phase.MEASURE else None
     sim = DistSimulation(boards, Network(run, own, board, args.server, args.port),
                          restore_from=restore, phase=run.phase.value)
     sim.instantiate()
-    if run.phase is params.Phase.DESCRIBE:
+    if run.phase is contract.Phase.DESCRIBE:
         done = True
-    elif run.phase is params.Phase.BOOT:
+    elif run.phase is contract.Phase.BOOT:
         done = sim.run_until_collective(COLLECTIVE_CHECKPOINT)
         if done:
             sim.checkpoint(args.checkpoint)
@@ -157,7 +159,7 @@ def main(argv: list) -> int:
         done = sim.run_until_collective(COLLECTIVE_EXIT)
     sim.report.completed = done
     sim.write_report()
-    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
+    return contract.ExitStatus.DONE if done else contract.ExitStatus.HOSTS_UNFINISHED
 
 
 if __name__ == "__m5_main__":

@@ -4,7 +4,7 @@ Run by the gem5 engine (g5net/engines/gem5/), never by hand:
 
     gem5.opt --outdir=RUN/m5out configs/g5net_hosts.py RUN/gem5-<phase>.json
 
-The JSON (g5net/engines/gem5/contract.py: RunConfig) holds the resolved
+The JSON (g5net/contract/gem5.py: RunConfig) holds the resolved
 spec, the artifacts, each host's kernel command line, readfile and MAC
 addresses, and the phase:
 
@@ -30,6 +30,8 @@ from gem5.components.memory.memory import ChanneledMemory
 from gem5.components.processors.cpu_types import get_cpu_type_from_str
 from gem5.resources.resource import DiskImageResource, KernelResource
 
+from g5net.contract import gem5 as contract
+
 from g5net_components import params
 from g5net_components.boards.nic_x86_board import NicX86Board
 from g5net_components.cachehierarchies.cache_level import CacheLevel
@@ -47,15 +49,15 @@ from g5net_components.simulation.exit_cause import ExitCause
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
 
 
-def processor(cpu, phase: params.Phase):
-    model = cpu.boot_model if phase is params.Phase.BOOT else cpu.model
+def processor(cpu, phase: contract.Phase):
+    model = cpu.boot_model if phase is contract.Phase.BOOT else cpu.model
     cls = Niagara2Processor if cpu.preset == "niagara2" else MultithreadedProcessor
     return cls(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
                threads_per_core=cpu.threads_per_core)
 
 
-def cache_hierarchy(caches, phase: params.Phase):
-    if phase is params.Phase.BOOT:
+def cache_hierarchy(caches, phase: contract.Phase):
+    if phase is contract.Phase.BOOT:
         return UncachedHierarchy()
     c = caches
     l2 = CacheLevel(c.l2_kib, c.l2_assoc, c.l2_latency_cycles, c.l2_mshrs) if c.l2_kib else None
@@ -79,11 +81,11 @@ def memory(spec):
                            size=f"{spec.memory_mb}MiB")
 
 
-def placement(nic, phase: params.Phase):
-    attach = params.contract.boot_nic_attach(nic.attach, phase)
+def placement(nic, phase: contract.Phase):
+    attach = contract.boot_nic_attach(nic.attach, phase)
     if attach == "integrated":
         return IntegratedPlacement(dca=nic.dca)
-    if phase is params.Phase.BOOT:
+    if phase is contract.Phase.BOOT:
         # The link holds no state: every boot builds the default one, so that
         # points differing only in their link share a checkpoint.
         nic = type(nic)()
@@ -116,23 +118,23 @@ def board(run: params.RunParams, host) -> NicX86Board:
 def main(argv: list) -> int:
     if len(argv) != 2:
         print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
     try:
         run = params.load(argv[1])
     except (OSError, params.ConfigError) as e:
         print(f"g5net config: {e}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
     boards = {h.board: board(run, h) for h in run.hosts}
     own = [run.spec.link_of(run.spec.host(h.name)) for h in run.hosts]
     fabric = EthernetFabric([b.nics() for b in boards.values()],
                             [(link.speed_gbps, link.delay_us) for link in own], run.spec.switched,
                             run.spec.link.switch_delay_us, run.config.pcap_dir)
-    restore = run.config.checkpoint if run.phase is params.Phase.MEASURE else None
+    restore = run.config.checkpoint if run.phase is contract.Phase.MEASURE else None
     sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
     sim.instantiate()
-    if run.phase is params.Phase.DESCRIBE:
+    if run.phase is contract.Phase.DESCRIBE:
         done = True
-    elif run.phase is params.Phase.BOOT:
+    elif run.phase is contract.Phase.BOOT:
         done = sim.run_until(ExitCause.CHECKPOINT)
         if done:
             sim.checkpoint(run.config.checkpoint)
@@ -140,7 +142,7 @@ def main(argv: list) -> int:
         done = sim.run_until(ExitCause.M5_EXIT)
     sim.report.completed = done
     sim.write_report()
-    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
+    return contract.ExitStatus.DONE if done else contract.ExitStatus.HOSTS_UNFINISHED
 
 
 if __name__ == "__m5_main__":

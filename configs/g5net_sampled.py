@@ -29,6 +29,8 @@ import m5
 from m5.debug import flags
 from m5.event import Event, create
 
+from g5net import spec
+
 import g5net_hosts
 from g5net_components import params
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
@@ -73,7 +75,7 @@ class SampledSimulation(MultiHostSimulation):
         run = params.load(sys.argv[1])
         us = m5.ticks.fromSeconds(1e-6)
         self.sampler = PcSampler(round(run.spec.experiment.pc_sample_us * us),
-                                 round(params.spec_module.PC_SAMPLE_WINDOW_US * us))
+                                 round(spec.PC_SAMPLE_WINDOW_US * us))
         self.sampler.start()
 
 

@@ -1,7 +1,9 @@
 """The experiment spec: TOML in, validated frozen dataclasses out.
 
-Standard library only: gem5's embedded Python imports this module to read the
-resolved spec (as JSON) that the gem5 engine hands to `configs/`.
+Standard library only: gem5's embedded Python imports this module (and
+g5net.errors, g5net.contract) to read the resolved spec (as JSON) that the
+gem5 engine hands to `configs/`; what it imports only inside a function is
+never called there.
 
 Layout of a spec file::
 
@@ -33,13 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, TypeGuard
 
-try:  # gem5's Python imports this file standalone, without the package
-    from .errors import SpecError, key_text, quoted
-except ImportError:  # pragma: no cover - exercised only inside gem5
-    class SpecError(Exception):  # type: ignore[no-redef]
-        pass
-    # Inside gem5 the spec was validated already: an error there quotes in full.
-    quoted = key_text = repr  # type: ignore[assignment]
+from .errors import SpecError, key_text, quoted
 
 
 SCHEMA_VERSION = 1
@@ -559,10 +555,12 @@ NOT_DEFAULTS = ("name", "role", "ip", "peer", "replicas")
 _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 
 
-def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
+def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = True) -> Spec:
     """Validate a spec given as nested dicts (parsed TOML or a resolved JSON spec).
 
     A `[sweep]` table is accepted and ignored here: `g5net.model.sweep` expands it.
+    Without `kind_checks`, the workload kinds' own checks are left out: gem5's
+    side, which must not import the kinds, reads a spec the host side checked.
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:
@@ -605,6 +603,10 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
 
     spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
     _check_combinations(spec)
+    if kind_checks:
+        # Each kind's own checks live with the kind (g5net/workloads/checks.py says why).
+        from .workloads import checks
+        checks.check(spec)
     return spec
 
 
@@ -733,12 +735,6 @@ def _check_workloads(spec: Spec) -> None:
         if w.pin_each and (w.client_cpus or w.server_cpus):
             raise SpecError(f"workloads.{w.name}.pin_each: pins every process itself; leave "
                             f"client_cpus and server_cpus empty")
-    # Each kind's own checks live with the kind (g5net/workloads/checks.py
-    # says why, and why they are left out inside gem5, where this file is
-    # loaded alone: its __package__ is then empty).
-    if __package__:
-        from .workloads import checks
-        checks.check(spec)
 
 
 def _check_topology(spec: Spec) -> None:
@@ -934,8 +930,8 @@ def _reject_dates(data: dict, source: str) -> None:
 
 def read_toml(path: Path) -> dict:
     """The TOML file at `path` as nested dicts; SpecError naming the file."""
-    # Here, not at the top: gem5's Python loads this file without the package
-    # (and never reads a spec file).
+    # Here, not at the top: gem5's Python imports this module, and must not
+    # import the rest of g5net (it never reads a spec file).
     from .machine.bounded_read import read_bytes
     try:
         text = read_bytes(path, MAX_SPEC_BYTES).decode("utf-8")

@@ -5,7 +5,7 @@ import os
 import m5
 from m5.objects import Root
 
-from ..params import contract
+from g5net.contract import gem5 as contract
 from .exit_cause import ExitCause
 
 

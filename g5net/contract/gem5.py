@@ -1,8 +1,9 @@
 """The contract between the gem5 engine and the configs gem5 runs.
 
 Standard library only: the engine imports it as part of g5net, and the
-configs (`configs/g5net_components/params.py`) load this file by its path,
-as they load `g5net/spec.py`, because gem5's Python knows no `g5net` package.
+configs import it too (`from g5net.contract import gem5`), with the
+directory that holds g5net on gem5's PYTHONPATH
+(`g5net/engines/gem5/config_files.py`: gem5_environment).
 Whatever both sides must agree on is defined here once: the config JSON (its
 schema version and fields), the report the config writes back, the config's
 exit statuses, the probe's output line, and which settings matter only after
