@@ -20,16 +20,14 @@ Exit status (contract.ExitStatus): DONE, CONFIG_UNUSABLE, or HOSTS_UNFINISHED
 with the reason in the report (contract.Report, <outdir>/contract.REPORT_NAME).
 """
 
+import importlib
 import sys
 
-from gem5.components.memory.dram_interfaces.ddr3 import DDR3_1600_8x8, DDR3_2133_8x8
-from gem5.components.memory.dram_interfaces.ddr4 import DDR4_2400_8x8
-from gem5.components.memory.dram_interfaces.ddr5 import DDR5_4400_4x8
-from gem5.components.memory.dram_interfaces.lpddr3 import LPDDR3_1600_1x32
 from gem5.components.memory.memory import ChanneledMemory
 from gem5.components.processors.cpu_types import get_cpu_type_from_str
 from gem5.resources.resource import DiskImageResource, KernelResource
 
+from g5net.contract import catalogue
 from g5net.contract import gem5 as contract
 
 from g5net_components import params
@@ -41,19 +39,17 @@ from g5net_components.cachehierarchies.configurable_cache_hierarchy import (
 from g5net_components.cachehierarchies.uncached_hierarchy import UncachedHierarchy
 from g5net_components.network.ethernet_fabric import EthernetFabric
 from g5net_components.nics.igbe_params import IgbeParams
-from g5net_components.nics.integrated_placement import IntegratedPlacement
-from g5net_components.nics.pcie_placement import PciePlacement
+from g5net_components.nics.registry import placement_class
 from g5net_components.processors.multithreaded_processor import MultithreadedProcessor
-from g5net_components.processors.niagara2_processor import Niagara2Processor
 from g5net_components.simulation.exit_cause import ExitCause
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
 
 
 def processor(cpu, phase: contract.Phase):
+    """A CPU preset is defaults of the spec, which has resolved the shape."""
     model = cpu.boot_model if phase is contract.Phase.BOOT else cpu.model
-    cls = Niagara2Processor if cpu.preset == "niagara2" else MultithreadedProcessor
-    return cls(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
-               threads_per_core=cpu.threads_per_core)
+    return MultithreadedProcessor(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
+                                  threads_per_core=cpu.threads_per_core)
 
 
 def cache_hierarchy(caches, phase: contract.Phase):
@@ -68,28 +64,28 @@ def cache_hierarchy(caches, phase: contract.Phase):
         l2=l2, l2_shared=c.l2_shared, l3=l3)
 
 
-# spec.MEMORY_TYPES -> gem5's DRAM interfaces (one DIMM of each per channel).
-DRAM = {"ddr3_1600": DDR3_1600_8x8, "ddr3_2133": DDR3_2133_8x8, "ddr4_2400": DDR4_2400_8x8,
-        "ddr5_4400": DDR5_4400_4x8, "lpddr3_1600": LPDDR3_1600_1x32}
 # Channels interleave at cache-line granularity, as gem5's own multi-channel
 # memories do.
 INTERLEAVE_BYTES = 64
 
 
 def memory(spec):
-    return ChanneledMemory(DRAM[spec.memory_type], spec.memory_channels, INTERLEAVE_BYTES,
+    """One DIMM of the memory type's gem5 DRAM interface (the catalogue names
+    it) per channel."""
+    dram = catalogue.MEMORY_TYPES[spec.memory_type]
+    interface = getattr(importlib.import_module(dram.gem5_module), dram.gem5_class)
+    return ChanneledMemory(interface, spec.memory_channels, INTERLEAVE_BYTES,
                            size=f"{spec.memory_mb}MiB")
 
 
 def placement(nic, phase: contract.Phase):
     attach = contract.boot_nic_attach(nic.attach, phase)
-    if attach == "integrated":
-        return IntegratedPlacement(dca=nic.dca)
     if phase is contract.Phase.BOOT:
-        # The link holds no state: every boot builds the default one, so that
-        # points differing only in their link share a checkpoint.
+        # The NIC's wiring holds no state: every boot builds the default one,
+        # so that points differing only in their placement or link share a
+        # checkpoint.
         nic = type(nic)()
-    return PciePlacement(nic)
+    return placement_class(attach).from_spec(nic)
 
 
 def board(run: params.RunParams, host) -> NicX86Board:
