@@ -146,8 +146,8 @@ def main(argv: list) -> int:
     board = g5net_hosts.board(run, own) if own is not None else None
     boards = {own.board: board} if own is not None else {}
     restore = args.checkpoint if run.phase is contract.Phase.MEASURE else None
-    sim = DistSimulation(boards, Network(run, own, board, args.server, args.port),
-                         restore_from=restore, phase=run.phase.value)
+    sim = DistSimulation(run, boards, Network(run, own, board, args.server, args.port),
+                         restore_from=restore)
     sim.instantiate()
     if run.phase is contract.Phase.DESCRIBE:
         done = True

@@ -111,7 +111,9 @@ def board(run: params.RunParams, host) -> NicX86Board:
     return b
 
 
-def main(argv: list) -> int:
+def main(argv: list, simulation: type = MultiHostSimulation) -> int:
+    """Build the system of the JSON named in `argv` and run its phase under
+    `simulation` (a MultiHostSimulation)."""
     if len(argv) != 2:
         print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
         return contract.ExitStatus.CONFIG_UNUSABLE
@@ -126,7 +128,7 @@ def main(argv: list) -> int:
                             [(link.speed_gbps, link.delay_us) for link in own], run.spec.switched,
                             run.spec.link.switch_delay_us, run.config.pcap_dir)
     restore = run.config.checkpoint if run.phase is contract.Phase.MEASURE else None
-    sim = MultiHostSimulation(boards, fabric, restore_from=restore, phase=run.phase.value)
+    sim = simulation(run, boards, fabric, restore_from=restore)
     sim.instantiate()
     if run.phase is contract.Phase.DESCRIBE:
         done = True

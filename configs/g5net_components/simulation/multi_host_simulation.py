@@ -20,14 +20,16 @@ class MultiHostSimulation:
     the guest protocol has each host produce each event exactly once.
     """
 
-    def __init__(self, boards: dict, network, restore_from: str | None, phase: str) -> None:
+    def __init__(self, run, boards: dict, network, restore_from: str | None) -> None:
+        """`run`: the params.RunParams these boards and network were built from."""
+        self.run = run
         self._boards = boards
         self.root = Root(full_system=True)
         for name, board in boards.items():
             setattr(self.root, name, board)
         self.root.network = network
         self._restore_from = restore_from
-        self.report = contract.Report(phase=phase)
+        self.report = contract.Report(phase=run.phase.value)
 
     def instantiate(self) -> None:
         for board in self._boards.values():
