@@ -2,11 +2,12 @@
 
 Run by the gem5 engine (g5net/engines/gem5/dist.py), never by hand:
 
-    gem5.opt --outdir=RUN/m5out/NAME configs/g5net_dist.py RUN/gem5-<phase>.json \
-        (--host NAME | --switch) --server HOST --port PORT --checkpoint DIR
+    gem5.opt --outdir=RUN/m5out/NAME configs/g5net_dist.py RUN/gem5-<phase>-NAME.json
 
-The JSON and the phases are g5net_hosts.py's; each process builds its part of
-the same system. A host process is one board whose NIC is a `DistEtherLink`
+The JSON and the phases are g5net_hosts.py's, each process's JSON also saying
+which process it is (its `process`: the host it builds, or the switch; where
+the switch listens, SERVER and PORT) and where its checkpoint is (DIR); each
+process builds its part of the same system. A host process is one board whose NIC is a `DistEtherLink`
 to the switch process; the switch process is an `EtherSwitch` with one
 `DistEtherLink` per host, port i paired with the host of rank i (the spec's
 host order). The switch listens (from PORT on, printing the port it got);
@@ -24,7 +25,6 @@ hosts connect to it. Every process stops at a barrier every
 Exit status and report as g5net_hosts.py's, per process.
 """
 
-import argparse
 import sys
 import time
 
@@ -124,29 +124,29 @@ class DistSimulation(MultiHostSimulation):
             return False
 
 
+def _own_host(run: params.RunParams):
+    """The contract.HostConfig this process builds; None for the switch."""
+    process = run.config.process
+    if process is None:
+        raise params.ConfigError("no process: a per-host run's JSON names one")
+    own = next((h for h in run.hosts if h.name == process.host), None)
+    if process.host is not None and own is None:
+        raise params.ConfigError(f"process.host {process.host!r}: no such host")
+    return own
+
+
 def main(argv: list) -> int:
-    parser = argparse.ArgumentParser(prog=argv[0])
-    parser.add_argument("config")
-    who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--host")
-    who.add_argument("--switch", action="store_true")
-    parser.add_argument("--server", required=True, help="where the switch process listens")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--checkpoint", required=True, help="this process's checkpoint directory")
-    args = parser.parse_args(argv[1:])
     try:
-        run = params.load(args.config)
-        own = None if args.switch else next(h for h in run.hosts if h.name == args.host)
-    except (OSError, params.ConfigError) as e:
+        run = params.from_argv(argv)
+        own = _own_host(run)
+    except params.ConfigError as e:
         print(f"g5net config: {e}", file=sys.stderr)
         return contract.ExitStatus.CONFIG_UNUSABLE
-    except StopIteration:
-        print(f"g5net config: --host {args.host}: no such host in {args.config}", file=sys.stderr)
-        return contract.ExitStatus.CONFIG_UNUSABLE
+    process = run.config.process
     board = g5net_hosts.board(run, own) if own is not None else None
     boards = {own.board: board} if own is not None else {}
-    restore = args.checkpoint if run.phase is contract.Phase.MEASURE else None
-    sim = DistSimulation(run, boards, Network(run, own, board, args.server, args.port),
+    restore = run.config.checkpoint if run.phase is contract.Phase.MEASURE else None
+    sim = DistSimulation(run, boards, Network(run, own, board, process.server, process.port),
                          restore_from=restore)
     sim.instantiate()
     if run.phase is contract.Phase.DESCRIBE:
@@ -154,7 +154,7 @@ def main(argv: list) -> int:
     elif run.phase is contract.Phase.BOOT:
         done = sim.run_until_collective(COLLECTIVE_CHECKPOINT)
         if done:
-            sim.checkpoint(args.checkpoint)
+            sim.checkpoint(run.config.checkpoint)
     else:
         done = sim.run_until_collective(COLLECTIVE_EXIT)
     sim.report.completed = done

@@ -114,12 +114,9 @@ def board(run: params.RunParams, host) -> NicX86Board:
 def main(argv: list, simulation: type = MultiHostSimulation) -> int:
     """Build the system of the JSON named in `argv` and run its phase under
     `simulation` (a MultiHostSimulation)."""
-    if len(argv) != 2:
-        print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
-        return contract.ExitStatus.CONFIG_UNUSABLE
     try:
-        run = params.load(argv[1])
-    except (OSError, params.ConfigError) as e:
+        run = params.from_argv(argv)
+    except params.ConfigError as e:
         print(f"g5net config: {e}", file=sys.stderr)
         return contract.ExitStatus.CONFIG_UNUSABLE
     boards = {h.board: board(run, h) for h in run.hosts}

@@ -50,3 +50,13 @@ def load(path: str) -> RunParams:
         raise ConfigError(f"{path}: hosts {[h.name for h in config.hosts]} do not match the spec's "
                           f"{[h.name for h in spec.hosts]}")
     return RunParams(config=config, spec=spec)
+
+
+def from_argv(argv: list) -> RunParams:
+    """The run of an entry's command line, `gem5.opt ENTRY RUN.json`."""
+    if len(argv) != 2:
+        raise ConfigError(f"usage: gem5.opt {argv[0]} RUN.json")
+    try:
+        return load(argv[1])
+    except OSError as e:
+        raise ConfigError(f"{argv[1]}: {e.strerror}") from None

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 # The config JSON's version: bumped when a field changes meaning or appears.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # What the config writes to gem5's --outdir for the engine to read back.
 REPORT_NAME = "g5net-gem5.json"
 # The line configs/g5net_probe.py prints: this prefix, a space, one JSON object.
@@ -113,13 +113,28 @@ class HostConfig:
 
 
 @dataclass(frozen=True)
+class DistProcess:
+    """Which process of a per-host run (dist-gem5, configs/g5net_dist.py) a
+    config JSON is for: the engine writes one JSON per process."""
+    host: str | None  # the spec's name of the host it builds; None: the switch process
+    server: str  # where the switch process listens
+    # The switch: the port it tries first (it moves up from a taken one); a
+    # host: the port the switch said it listens on.
+    port: int
+
+
+@dataclass(frozen=True)
 class RunConfig:
-    """The one JSON file a gem5 run of configs/g5net_hosts.py reads."""
+    """The one JSON file a gem5 run of configs/g5net_hosts.py (or of one
+    process of configs/g5net_dist.py) reads."""
     phase: Phase
     spec: dict  # the resolved spec (g5net/spec.py's to_dict)
     hosts: tuple[HostConfig, ...]
-    checkpoint: str  # where the boot phase writes it, and the measure phase reads it
+    # Where the boot phase writes it, and the measure phase reads it (a
+    # per-host run's process: its own directory of the collective checkpoint).
+    checkpoint: str
     pcap_dir: str | None = None
+    process: DistProcess | None = None  # a per-host run's process, or None
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -149,6 +164,8 @@ class RunConfig:
             host["macs"] = tuple(host["macs"])
             hosts.append(HostConfig(**host))
         values["hosts"] = tuple(hosts)
+        if values["process"] is not None:
+            values["process"] = DistProcess(**_from_dict(DistProcess, values["process"], f"{where}: process"))
         return cls(**values)
 
 
