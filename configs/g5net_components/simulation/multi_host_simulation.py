@@ -9,6 +9,15 @@ from g5net.contract import gem5 as contract
 from .exit_cause import ExitCause
 
 
+def _write_outdir_file(data) -> None:
+    """Write a contract file (Progress, Report) to gem5's --outdir under its
+    NAME, complete or not at all: the engine reads it while gem5 runs."""
+    path = os.path.join(m5.options.outdir, data.NAME)
+    with open(path + ".part", "w") as f:
+        f.write(data.to_json())
+    os.replace(path + ".part", path)
+
+
 class MultiHostSimulation:
     """gem5's standard `Simulator` drives one board; this drives several.
 
@@ -68,11 +77,7 @@ class MultiHostSimulation:
         insts = {name: [int(c.get_simobject().getCCObject().resolveStat("commitStats0.numInsts").value)
                         for c in board.get_processor().get_cores()]
                  for name, board in self._boards.items()}
-        progress = contract.Progress(sim_seconds=self._sim_seconds(), insts=insts)
-        path = os.path.join(m5.options.outdir, contract.PROGRESS_NAME)
-        with open(path + ".part", "w") as f:
-            f.write(progress.to_json())
-        os.replace(path + ".part", path)
+        _write_outdir_file(contract.Progress(sim_seconds=self._sim_seconds(), insts=insts))
 
     def _sim_seconds(self) -> float:
         return m5.curTick() / m5.ticks.fromSeconds(1.0)
@@ -82,5 +87,4 @@ class MultiHostSimulation:
 
     def write_report(self) -> None:
         self.report.sim_seconds = self._sim_seconds()
-        with open(os.path.join(m5.options.outdir, contract.REPORT_NAME), "w") as f:
-            f.write(self.report.to_json())
+        _write_outdir_file(self.report)
