@@ -14,10 +14,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from g5net import home  # noqa: E402  (the list of folders, from its one place)
 
-# gem5's Python runs configs/ standalone, and configs/g5net_components/params.py
-# loads these two stdlib-only modules from ../../g5net/, beside configs/.
-GEM5_SIDE = ("g5net/spec.py", "g5net/engines/gem5/contract.py")
-
 
 class BuildPyWithTree(build_py):
     def run(self):
@@ -29,9 +25,6 @@ class BuildPyWithTree(build_py):
         for name in home.SHIPPED:
             shutil.copytree(HERE / name, tree / name,
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for name in GEM5_SIDE:
-            (tree / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(HERE / name, tree / name)
 
 
 setup(cmdclass={"build_py": BuildPyWithTree})

@@ -2,11 +2,12 @@
 
 Run by the gem5 engine (g5net/engines/gem5/dist.py), never by hand:
 
-    gem5.opt --outdir=RUN/m5out/NAME configs/g5net_dist.py RUN/gem5-<phase>.json \
-        (--host NAME | --switch) --server HOST --port PORT --checkpoint DIR
+    gem5.opt --outdir=RUN/m5out/NAME configs/g5net_dist.py RUN/gem5-<phase>-NAME.json
 
-The JSON and the phases are g5net_hosts.py's; each process builds its part of
-the same system. A host process is one board whose NIC is a `DistEtherLink`
+The JSON and the phases are g5net_hosts.py's, each process's JSON also saying
+which process it is (its `process`: the host it builds, or the switch; where
+the switch listens, SERVER and PORT) and where its checkpoint is (DIR); each
+process builds its part of the same system. A host process is one board whose NIC is a `DistEtherLink`
 to the switch process; the switch process is an `EtherSwitch` with one
 `DistEtherLink` per host, port i paired with the host of rank i (the spec's
 host order). The switch listens (from PORT on, printing the port it got);
@@ -24,12 +25,13 @@ hosts connect to it. Every process stops at a barrier every
 Exit status and report as g5net_hosts.py's, per process.
 """
 
-import argparse
 import sys
 import time
 
 import m5
 from m5.objects import DistEtherLink, EtherDump, EtherSwitch, SubSystem
+
+from g5net.contract import gem5 as contract
 
 import g5net_hosts
 from g5net_components import params
@@ -108,7 +110,7 @@ class DistSimulation(MultiHostSimulation):
         """Simulate until every process is told `wanted` together; False, with
         the reason in the report, on anything else (a peer gone, a guest's
         own m5 exit or fail outside the protocol)."""
-        interval = m5.ticks.fromSeconds(params.contract.PROGRESS_INTERVAL_S)
+        interval = m5.ticks.fromSeconds(contract.PROGRESS_INTERVAL_S)
         while True:
             event = m5.simulate(interval)
             cause = event.getCause()
@@ -122,42 +124,42 @@ class DistSimulation(MultiHostSimulation):
             return False
 
 
+def _own_host(run: params.RunParams):
+    """The contract.HostConfig this process builds; None for the switch."""
+    process = run.config.process
+    if process is None:
+        raise params.ConfigError("no process: a per-host run's JSON names one")
+    own = next((h for h in run.hosts if h.name == process.host), None)
+    if process.host is not None and own is None:
+        raise params.ConfigError(f"process.host {process.host!r}: no such host")
+    return own
+
+
 def main(argv: list) -> int:
-    parser = argparse.ArgumentParser(prog=argv[0])
-    parser.add_argument("config")
-    who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--host")
-    who.add_argument("--switch", action="store_true")
-    parser.add_argument("--server", required=True, help="where the switch process listens")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--checkpoint", required=True, help="this process's checkpoint directory")
-    args = parser.parse_args(argv[1:])
     try:
-        run = params.load(args.config)
-        own = None if args.switch else next(h for h in run.hosts if h.name == args.host)
-    except (OSError, params.ConfigError) as e:
+        run = params.from_argv(argv)
+        own = _own_host(run)
+    except params.ConfigError as e:
         print(f"g5net config: {e}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
-    except StopIteration:
-        print(f"g5net config: --host {args.host}: no such host in {args.config}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
+    process = run.config.process
     board = g5net_hosts.board(run, own) if own is not None else None
     boards = {own.board: board} if own is not None else {}
-    restore = args.checkpoint if run.phase is params.Phase.MEASURE else None
-    sim = DistSimulation(boards, Network(run, own, board, args.server, args.port),
-                         restore_from=restore, phase=run.phase.value)
+    restore = run.config.checkpoint if run.phase is contract.Phase.MEASURE else None
+    sim = DistSimulation(run, boards, Network(run, own, board, process.server, process.port),
+                         restore_from=restore)
     sim.instantiate()
-    if run.phase is params.Phase.DESCRIBE:
+    if run.phase is contract.Phase.DESCRIBE:
         done = True
-    elif run.phase is params.Phase.BOOT:
+    elif run.phase is contract.Phase.BOOT:
         done = sim.run_until_collective(COLLECTIVE_CHECKPOINT)
         if done:
-            sim.checkpoint(args.checkpoint)
+            sim.checkpoint(run.config.checkpoint)
     else:
         done = sim.run_until_collective(COLLECTIVE_EXIT)
     sim.report.completed = done
     sim.write_report()
-    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
+    return contract.ExitStatus.DONE if done else contract.ExitStatus.HOSTS_UNFINISHED
 
 
 if __name__ == "__m5_main__":

@@ -4,7 +4,7 @@ Run by the gem5 engine (g5net/engines/gem5/), never by hand:
 
     gem5.opt --outdir=RUN/m5out configs/g5net_hosts.py RUN/gem5-<phase>.json
 
-The JSON (g5net/engines/gem5/contract.py: RunConfig) holds the resolved
+The JSON (g5net/contract/gem5.py: RunConfig) holds the resolved
 spec, the artifacts, each host's kernel command line, readfile and MAC
 addresses, and the phase:
 
@@ -15,21 +15,30 @@ addresses, and the phase:
   caches; gem5 exits once every host has executed `m5 exit`.
 - describe: the measure phase's system is built and instantiated (gem5 writes
   config.ini and config.json), and gem5 exits without simulating.
+- fast-forward (sampled windows): the boot checkpoint is restored as the hosts
+  were booted; once the host that frames regions has executed `m5 checkpoint`
+  (its flows are connected), a warm checkpoint is written into each of
+  `checkpoints_out` at spec.sample_offsets_ms after it, and gem5 exits.
+- window (sampled windows): one warm checkpoint is restored with the spec's
+  caches on CPUs that start as `cpu.boot_model` and switch to `cpu.model`
+  (SwitchingProcessor); after functional and detailed warming, the statistics
+  are reset, the window simulated and the statistics dumped once.
 
 Exit status (contract.ExitStatus): DONE, CONFIG_UNUSABLE, or HOSTS_UNFINISHED
 with the reason in the report (contract.Report, <outdir>/contract.REPORT_NAME).
 """
 
+import importlib
 import sys
 
 import m5
-from gem5.components.memory.dram_interfaces.ddr3 import DDR3_1600_8x8, DDR3_2133_8x8
-from gem5.components.memory.dram_interfaces.ddr4 import DDR4_2400_8x8
-from gem5.components.memory.dram_interfaces.ddr5 import DDR5_4400_4x8
-from gem5.components.memory.dram_interfaces.lpddr3 import LPDDR3_1600_1x32
 from gem5.components.memory.memory import ChanneledMemory
 from gem5.components.processors.cpu_types import get_cpu_type_from_str
 from gem5.resources.resource import DiskImageResource, KernelResource
+
+from g5net.spec import sample_offsets_ms
+from g5net.contract import catalogue
+from g5net.contract import gem5 as contract
 
 from g5net_components import params
 from g5net_components.boards.nic_x86_board import NicX86Board
@@ -40,27 +49,25 @@ from g5net_components.cachehierarchies.configurable_cache_hierarchy import (
 from g5net_components.cachehierarchies.uncached_hierarchy import UncachedHierarchy
 from g5net_components.network.ethernet_fabric import EthernetFabric
 from g5net_components.nics.igbe_params import IgbeParams
-from g5net_components.nics.integrated_placement import IntegratedPlacement
-from g5net_components.nics.pcie_placement import PciePlacement
+from g5net_components.nics.registry import placement_class
 from g5net_components.processors.multithreaded_processor import MultithreadedProcessor
-from g5net_components.processors.niagara2_processor import Niagara2Processor
 from g5net_components.processors.switching_processor import SwitchingProcessor
 from g5net_components.simulation.exit_cause import ExitCause
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
 
 
-def processor(cpu, phase: params.Phase):
-    if phase is params.Phase.WINDOW:
+def processor(cpu, phase: contract.Phase):
+    """A CPU preset is defaults of the spec, which has resolved the shape."""
+    if phase is contract.Phase.WINDOW:
         return SwitchingProcessor(get_cpu_type_from_str(cpu.boot_model),
                                   get_cpu_type_from_str(cpu.model), cpu.cores, cpu.threads_per_core)
-    model = cpu.boot_model if phase in params.contract.AS_BOOTED else cpu.model
-    cls = Niagara2Processor if cpu.preset == "niagara2" else MultithreadedProcessor
-    return cls(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
-               threads_per_core=cpu.threads_per_core)
+    model = cpu.boot_model if phase in contract.AS_BOOTED else cpu.model
+    return MultithreadedProcessor(cpu_type=get_cpu_type_from_str(model), cores=cpu.cores,
+                                  threads_per_core=cpu.threads_per_core)
 
 
-def cache_hierarchy(caches, phase: params.Phase):
-    if phase in params.contract.AS_BOOTED:
+def cache_hierarchy(caches, phase: contract.Phase):
+    if phase in contract.AS_BOOTED:
         return UncachedHierarchy()
     c = caches
     l2 = CacheLevel(c.l2_kib, c.l2_assoc, c.l2_latency_cycles, c.l2_mshrs) if c.l2_kib else None
@@ -71,28 +78,28 @@ def cache_hierarchy(caches, phase: params.Phase):
         l2=l2, l2_shared=c.l2_shared, l3=l3)
 
 
-# spec.MEMORY_TYPES -> gem5's DRAM interfaces (one DIMM of each per channel).
-DRAM = {"ddr3_1600": DDR3_1600_8x8, "ddr3_2133": DDR3_2133_8x8, "ddr4_2400": DDR4_2400_8x8,
-        "ddr5_4400": DDR5_4400_4x8, "lpddr3_1600": LPDDR3_1600_1x32}
 # Channels interleave at cache-line granularity, as gem5's own multi-channel
 # memories do.
 INTERLEAVE_BYTES = 64
 
 
 def memory(spec):
-    return ChanneledMemory(DRAM[spec.memory_type], spec.memory_channels, INTERLEAVE_BYTES,
+    """One DIMM of the memory type's gem5 DRAM interface (the catalogue names
+    it) per channel."""
+    dram = catalogue.MEMORY_TYPES[spec.memory_type]
+    interface = getattr(importlib.import_module(dram.gem5_module), dram.gem5_class)
+    return ChanneledMemory(interface, spec.memory_channels, INTERLEAVE_BYTES,
                            size=f"{spec.memory_mb}MiB")
 
 
-def placement(nic, phase: params.Phase):
-    attach = params.contract.boot_nic_attach(nic.attach, phase)
-    if attach == "integrated":
-        return IntegratedPlacement(dca=nic.dca)
-    if phase in params.contract.AS_BOOTED:
-        # The link holds no state: every boot builds the default one, so that
-        # points differing only in their link share a checkpoint.
+def placement(nic, phase: contract.Phase):
+    attach = contract.boot_nic_attach(nic.attach, phase)
+    if phase in contract.AS_BOOTED:
+        # The NIC's wiring holds no state: every boot builds the default one,
+        # so that points differing only in their placement or link share a
+        # checkpoint.
         nic = type(nic)()
-    return PciePlacement(nic)
+    return placement_class(attach).from_spec(nic)
 
 
 def board(run: params.RunParams, host) -> NicX86Board:
@@ -125,7 +132,7 @@ def fast_forward(sim: MultiHostSimulation, run: params.RunParams) -> bool:
     if not sim.run_until(ExitCause.CHECKPOINT, hosts=1):
         return False
     done_ms = 0.0
-    offsets = params.spec_module.sample_offsets_ms(run.spec.experiment)
+    offsets = sample_offsets_ms(run.spec.experiment)
     for k, (ms, directory) in enumerate(zip(offsets, run.config.checkpoints_out)):
         if not sim.run_for((ms - done_ms) / 1000, f"the fast-forward to warm checkpoint {k}"):
             return False
@@ -150,39 +157,37 @@ def window(sim: MultiHostSimulation, e) -> bool:
     return True
 
 
-def main(argv: list) -> int:
-    if len(argv) != 2:
-        print(f"usage: gem5.opt {argv[0]} RUN.json", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+def main(argv: list, simulation: type = MultiHostSimulation) -> int:
+    """Build the system of the JSON named in `argv` and run its phase under
+    `simulation` (a MultiHostSimulation)."""
     try:
-        run = params.load(argv[1])
-    except (OSError, params.ConfigError) as e:
+        run = params.from_argv(argv)
+    except params.ConfigError as e:
         print(f"g5net config: {e}", file=sys.stderr)
-        return params.ExitStatus.CONFIG_UNUSABLE
+        return contract.ExitStatus.CONFIG_UNUSABLE
     boards = {h.board: board(run, h) for h in run.hosts}
     own = [run.spec.link_of(run.spec.host(h.name)) for h in run.hosts]
     fabric = EthernetFabric([b.nics() for b in boards.values()],
                             [(link.speed_gbps, link.delay_us) for link in own], run.spec.switched,
                             run.spec.link.switch_delay_us, run.config.pcap_dir)
-    restores = run.phase not in (params.Phase.BOOT, params.Phase.DESCRIBE)
-    sim = MultiHostSimulation(boards, fabric, restore_from=run.config.checkpoint if restores else None,
-                              phase=run.phase.value)
+    restores = run.phase not in (contract.Phase.BOOT, contract.Phase.DESCRIBE)
+    sim = simulation(run, boards, fabric, restore_from=run.config.checkpoint if restores else None)
     sim.instantiate()
-    if run.phase is params.Phase.DESCRIBE:
+    if run.phase is contract.Phase.DESCRIBE:
         done = True
-    elif run.phase is params.Phase.BOOT:
+    elif run.phase is contract.Phase.BOOT:
         done = sim.run_until(ExitCause.CHECKPOINT)
         if done:
             sim.checkpoint(run.config.checkpoint)
-    elif run.phase is params.Phase.FAST_FORWARD:
+    elif run.phase is contract.Phase.FAST_FORWARD:
         done = fast_forward(sim, run)
-    elif run.phase is params.Phase.WINDOW:
+    elif run.phase is contract.Phase.WINDOW:
         done = window(sim, run.spec.experiment)
     else:
         done = sim.run_until(ExitCause.M5_EXIT)
     sim.report.completed = done
     sim.write_report()
-    return params.ExitStatus.DONE if done else params.ExitStatus.HOSTS_UNFINISHED
+    return contract.ExitStatus.DONE if done else contract.ExitStatus.HOSTS_UNFINISHED
 
 
 if __name__ == "__m5_main__":

@@ -13,7 +13,7 @@ import m5.objects
 from _m5.core import gem5Version  # gem5's own module, as the standard library uses it
 from m5.defines import buildEnv
 
-from g5net_components.params import contract
+from g5net.contract import gem5 as contract
 
 isas = sorted(k[len("USE_"):-len("_ISA")].lower() for k, v in buildEnv.items()
               if k.startswith("USE_") and k.endswith("_ISA") and v)

@@ -19,8 +19,8 @@ The trace only observes: what is simulated, and every statistic, is the
 unsampled run's. gem5.fast has no trace (it is compiled out).
 
 This file counts in the digest of sampled runs only, so that runs without
-sampling keep their ids; hence the system is g5net_hosts.py's own, only run
-by `SampledSimulation`.
+sampling keep their ids; hence the system is g5net_hosts.py's own, which
+g5net_hosts.main() runs under the `SampledSimulation` it is given.
 """
 
 import sys
@@ -29,8 +29,9 @@ import m5
 from m5.debug import flags
 from m5.event import Event, create
 
+from g5net import spec
+
 import g5net_hosts
-from g5net_components import params
 from g5net_components.simulation.multi_host_simulation import MultiHostSimulation
 
 # The trace's switch; the others only shape its lines: the CPU's symbol for
@@ -69,16 +70,11 @@ class SampledSimulation(MultiHostSimulation):
 
     def instantiate(self) -> None:
         super().instantiate()
-        # g5net_hosts.main() has read and checked the same file by now.
-        run = params.load(sys.argv[1])
         us = m5.ticks.fromSeconds(1e-6)
-        self.sampler = PcSampler(round(run.spec.experiment.pc_sample_us * us),
-                                 round(params.spec_module.PC_SAMPLE_WINDOW_US * us))
+        self.sampler = PcSampler(round(self.run.spec.experiment.pc_sample_us * us),
+                                 round(spec.PC_SAMPLE_WINDOW_US * us))
         self.sampler.start()
 
 
-# g5net_hosts.main() builds the system and runs it with this simulation.
-g5net_hosts.MultiHostSimulation = SampledSimulation
-
 if __name__ == "__m5_main__":
-    sys.exit(int(g5net_hosts.main(sys.argv)))
+    sys.exit(int(g5net_hosts.main(sys.argv, simulation=SampledSimulation)))

@@ -1,7 +1,9 @@
 """The experiment spec: TOML in, validated frozen dataclasses out.
 
-Standard library only: gem5's embedded Python imports this module to read the
-resolved spec (as JSON) that the gem5 engine hands to `configs/`.
+Standard library only: gem5's embedded Python imports this module (and
+g5net.errors, g5net.contract) to read the resolved spec (as JSON) that the
+gem5 engine hands to `configs/`; what it imports only inside a function is
+never called there.
 
 Layout of a spec file::
 
@@ -33,18 +35,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, TypeGuard
 
-try:  # gem5's Python imports this file standalone, without the package
-    from .errors import SpecError, key_text, quoted
-except ImportError:  # pragma: no cover - exercised only inside gem5
-    class SpecError(Exception):  # type: ignore[no-redef]
-        pass
-    # Inside gem5 the spec was validated already: an error there quotes in full.
-    quoted = key_text = repr  # type: ignore[assignment]
+from .contract import catalogue
+from .errors import SpecError, key_text, quoted
 
 
 SCHEMA_VERSION = 1
 
-ENGINES = ("qemu", "gem5")
+# The names g5net and gem5's configs both know (g5net/contract/catalogue.py).
+ENGINES = catalogue.ENGINES
 # gem5: every host in one process, or each host in a gem5 process of its own
 # joined by dist-gem5 (a switch process and a barrier every quantum).
 PROCESS_LAYOUTS = ("one", "per-host")
@@ -54,9 +52,9 @@ PROCESS_LAYOUTS = ("one", "per-host")
 WINDOW_METHODS = ("consecutive", "sampled")
 KERNEL_VARIANTS = ("smp", "up")
 ROLES = ("server", "client")
-NIC_ATTACH = ("pcie", "integrated")
+NIC_ATTACH = tuple(catalogue.NIC_PLACEMENTS)
 CPU_MODELS = ("atomic", "timing", "minor", "o3")
-CPU_PRESETS = ("custom", "niagara2")
+CPU_PRESETS = tuple(catalogue.CPU_PRESETS)
 # Each kind is a module of g5net/workloads/kinds/; this tuple is the choice
 # gem5's side checks a resolved spec against, without that package.
 WORKLOAD_KINDS = ("iperf", "iperf3", "netpipe", "mpi", "web")
@@ -88,8 +86,7 @@ PCIE_TRANSFER_BYTES = (128, 256, 512, 1024, 2048, 4096)
 PCIE_TLP_OVERHEAD_BYTES = 24
 # A requester without Extended Tag has a 5-bit tag: 32 reads outstanding.
 PCIE_DEFAULT_READ_REQUESTS = 32
-# gem5's DDR interfaces by spec name (gem5.components.memory.dram_interfaces).
-MEMORY_TYPES = ("ddr3_1600", "ddr3_2133", "ddr4_2400", "ddr5_4400", "lpddr3_1600")
+MEMORY_TYPES = tuple(catalogue.MEMORY_TYPES)
 MEMORY_CHANNELS = (1, 2, 4, 8)
 # Experiment, host and workload names become file names, shell words, QEMU
 # option values and kernel parameters: a letter or digit, then letters, digits
@@ -217,9 +214,7 @@ class Experiment:
 
 @dataclass(frozen=True)
 class Cpu:
-    preset: str = _f("custom", choices=CPU_PRESETS,
-                     doc="niagara2: Sun UltraSPARC T2 cores, threads, clock and caches "
-                         "(configs/README.md); custom: the keys below")
+    preset: str = _f("custom", choices=CPU_PRESETS, doc=catalogue.describe(catalogue.CPU_PRESETS.values()))
     cores: int = _f(1, lo=1, hi=MAX_CPUS, doc="CPU cores per host")
     threads_per_core: int = _f(1, lo=1, hi=8,
                                doc="hardware threads per core; gem5 models each thread as one CPU")
@@ -262,8 +257,7 @@ class Caches:
 class Nic:
     model: str = _f("e1000", choices=("e1000",), doc="gem5 IGbE_e1000 / QEMU e1000")
     attach: str = _f("pcie", choices=NIC_ATTACH,
-                     doc="gem5: where the NIC sits: pcie (behind the PCIe link of the pcie_* keys) "
-                         "or integrated (next to the memory bus)")
+                     doc="gem5: where the NIC sits; " + catalogue.describe(catalogue.NIC_PLACEMENTS.values()))
     dca: bool = _f(False, doc="integrated only: DMA writes allocate in the last-level cache")
     count: int = _f(1, lo=1, hi=6, doc="NICs per host, each on its own link; NIC i of the host "
                                        "at ip A.B.C.D is A.B.(C+i).D/24, on network i")
@@ -545,24 +539,13 @@ def _build(cls: type, data: Mapping, prefix: str, **fixed: Any):
 
 _NESTED = {"Cpu": Cpu, "Caches": Caches, "Nic": Nic}
 
-# What a CPU preset supplies, as [host] keys; every key a spec writes wins, so
-# a preset is a set of defaults (a CPU-count sweep, "Niagara 2 with twice the
-# L2"). niagara2: Sun UltraSPARC T2, 8 cores x 8 threads at 1.2 GHz; a core's
-# threads share a 16 KiB 8-way L1I and an 8 KiB 4-way L1D; one 4 MiB 16-way L2
-# for the chip (Liao & Bhuyan's system, STUDIES.md study 5).
-PRESETS: dict[str, dict] = {
-    "niagara2": {"cpu": {"cores": 8, "threads_per_core": 8, "clock_ghz": 1.2},
-                 "caches": {"l1i_kib": 16, "l1i_assoc": 8, "l1d_kib": 8, "l1d_assoc": 4,
-                            "l2_kib": 4096, "l2_assoc": 16, "l2_shared": True}},
-}
-
-
 def _with_preset(table: dict) -> dict:
     """A host's table over its CPU preset's keys."""
     cpu = table.get("cpu")
     preset = cpu.get("preset") if isinstance(cpu, Mapping) else None
     # Not a str: no preset here, and _build names the key's bad value.
-    return _merge(PRESETS[preset], table) if isinstance(preset, str) and preset in PRESETS else table
+    known = isinstance(preset, str) and preset in catalogue.CPU_PRESETS
+    return _merge(catalogue.CPU_PRESETS[preset].defaults, table) if known else table
 
 
 def _merge(base: Mapping, over: Mapping) -> dict:
@@ -580,10 +563,12 @@ NOT_DEFAULTS = ("name", "role", "ip", "peer", "replicas")
 _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 
 
-def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
+def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = True) -> Spec:
     """Validate a spec given as nested dicts (parsed TOML or a resolved JSON spec).
 
     A `[sweep]` table is accepted and ignored here: `g5net.model.sweep` expands it.
+    Without `kind_checks`, the workload kinds' own checks are left out: gem5's
+    side, which must not import the kinds, reads a spec the host side checked.
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:
@@ -626,6 +611,10 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
 
     spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
     _check_combinations(spec)
+    if kind_checks:
+        # Each kind's own checks live with the kind (g5net/workloads/checks.py says why).
+        from .workloads import checks
+        checks.check(spec)
     return spec
 
 
@@ -754,12 +743,6 @@ def _check_workloads(spec: Spec) -> None:
         if w.pin_each and (w.client_cpus or w.server_cpus):
             raise SpecError(f"workloads.{w.name}.pin_each: pins every process itself; leave "
                             f"client_cpus and server_cpus empty")
-    # Each kind's own checks live with the kind (g5net/workloads/checks.py
-    # says why, and why they are left out inside gem5, where this file is
-    # loaded alone: its __package__ is then empty).
-    if __package__:
-        from .workloads import checks
-        checks.check(spec)
 
 
 def _check_topology(spec: Spec) -> None:
@@ -988,8 +971,8 @@ def _reject_dates(data: dict, source: str) -> None:
 
 def read_toml(path: Path) -> dict:
     """The TOML file at `path` as nested dicts; SpecError naming the file."""
-    # Here, not at the top: gem5's Python loads this file without the package
-    # (and never reads a spec file).
+    # Here, not at the top: gem5's Python imports this module, and must not
+    # import the rest of g5net (it never reads a spec file).
     from .machine.bounded_read import read_bytes
     try:
         text = read_bytes(path, MAX_SPEC_BYTES).decode("utf-8")

@@ -18,12 +18,12 @@ import pytest
 
 from g5net import spec as specmod
 from g5net.artifacts import Image, Kernel
+from g5net.contract import gem5 as contract
 from g5net.engines.base import Artifacts
 from g5net.engines.gem5 import (
     boards,
     cmdline,
     config_files,
-    contract,
     engine,
     probe,
     process,
@@ -312,7 +312,8 @@ def test_kernel_image_and_gem5_are_part_of_the_key(quickstart: specmod.Spec, tmp
 
 
 def _config_params():
-    """configs/g5net_components/params.py: standard library only, so importable here."""
+    """configs/g5net_components/params.py: it imports only g5net.spec and the contract,
+    so it is importable here."""
     path = REPO / "configs" / "g5net_components" / "params.py"
     loader = importlib.util.spec_from_file_location("g5net_config_params", path)
     module = importlib.util.module_from_spec(loader)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from g5net import spec as specmod
+from g5net.contract import catalogue
 from g5net.engines.gem5 import Gem5Engine
 from g5net.engines.gem5.boards import board_names
 from g5net.runners import execute as run
@@ -101,6 +102,19 @@ def test_memory_type_and_channels_are_built(gem5_engine, tmp_path):
     _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
     # Two DDR3-1600 x64 channels: 2 x 1600 MT/s x 8 B.
     assert summary["server"]["memory"] == {"channels": 2, "gbytes_per_s": 25.6}
+
+
+def test_every_memory_type_is_built_and_differs(gem5_engine, tmp_path):
+    """configs/ finds each catalogue memory type's gem5 DRAM interface, a
+    different one for each."""
+    drams = {}
+    for memory_type in catalogue.MEMORY_TYPES:
+        d = quickstart().to_dict()
+        for h in d["hosts"].values():
+            h["memory_type"] = memory_type
+        ini, _ = build(gem5_engine, specmod.from_dict(d), tmp_path / memory_type)
+        drams[memory_type] = tuple(ini["server.memory.mem_ctrl.dram"].items())
+    assert len(set(drams.values())) == len(catalogue.MEMORY_TYPES)
 
 
 def _differences(a, b) -> set[tuple[str, str]]:

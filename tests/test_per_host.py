@@ -22,6 +22,7 @@ from g5net.engines.base import EngineInfo
 from g5net.engines.gem5 import dist, process
 from g5net.engines.gem5 import engine as gem5_engine
 from g5net.engines.gem5.checkpoints import Checkpoint
+from g5net.contract.gem5 import DistProcess, Phase, RunConfig
 from g5net.engines.gem5.config_files import configs_digest, dist_config_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import protocol
@@ -244,10 +245,10 @@ FAKE_DIST_GEM5 = r'''
 import json, os, sys
 args = sys.argv[1:]
 outdir = [a.split("=", 1)[1] for a in args if a.startswith("--outdir=")][0]
-if "--switch" in args:
+host = json.load(open(args[-1]))["process"]["host"]
+if host is None:
     print("tcp_iface listening on port 4242", flush=True)
 else:
-    host = args[args.index("--host") + 1]
     with open(os.path.join(outdir, host + ".pc.com_1.device"), "w") as c:
         c.write("G5NET-BOOTED host=%s\n" % host)
 json.dump({"phase": "measure", "completed": True, "sim_seconds": 0.25, "reason": "", "exits": []},
@@ -274,8 +275,9 @@ def test_each_process_writes_where_the_run_directory_or_checkpoint_says(tmp_path
         log = out.boot_log
     log.parent.mkdir(parents=True)
     boards = {h.name: h.name for h in spec.hosts}
-    result = dist.run(binary, spec, tmp_path / "config.json", out, tmp_path / "cpt", log,
-                      time.monotonic() + 60, boards)
+    config = tmp_path / f"gem5-{phase}.json"
+    config.write_text(RunConfig(Phase(phase), spec.to_dict(), (), str(tmp_path / "cpt")).to_json())
+    result = dist.run(binary, spec, config, out, tmp_path / "cpt", log, time.monotonic() + 60, boards)
     assert result.returncode == 0 and result.report is not None and result.report.completed
     for name in ("server", "client", dist.SWITCH):
         assert out.process_log(name).read_text().split()[0] == str(binary), name
@@ -284,6 +286,12 @@ def test_each_process_writes_where_the_run_directory_or_checkpoint_says(tmp_path
     assert dist.host_consoles(spec, out, boards)["client"].read_text() == "G5NET-BOOTED host=client\n"
     prefix = "engine" if phase == "measure" else "boot"
     assert out.process_log("server") == log.parent / f"{prefix}-server.log"
+    # Each process's JSON says which it is, where the switch listens, and its checkpoint.
+    client = RunConfig.from_json(config.with_name(f"gem5-{phase}-client.json").read_text(), "client")
+    assert client.process == DistProcess(host="client", server=dist.LOCAL, port=4242)
+    assert client.checkpoint == str(tmp_path / "cpt" / "client")
+    switch = RunConfig.from_json(config.with_name(f"gem5-{phase}-{dist.SWITCH}.json").read_text(), "switch")
+    assert switch.process is not None and switch.process.host is None
 
 
 def test_the_heartbeat_says_what_gem5s_acpi_error_line_is():

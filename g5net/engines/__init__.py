@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from ..errors import EngineError
 from ..model.options import EngineOptions
-from ..spec import ENGINES
+from ..contract.catalogue import ENGINES
 from .base import Engine
 
-# The engines, by the name a spec gives (experiment.engine): spec.py lists them,
-# as gem5's side loads it alone; each is the module of that name here.
+# The engines, by the name a spec gives (experiment.engine): the catalogue
+# lists them; each is the module of that name here.
 NAMES = ENGINES
 
 

@@ -24,14 +24,16 @@ IO_WINDOW_END = 0xFFFF0000
 class NicX86Board(X86Board):
     """An X86Board with `len(nics)` IGbE NICs placed by `placement`.
 
-    Three fixes make Linux drive the NICs (see /work/shared/GEM5-NOTES.md):
+    Three fixes make Linux drive the NICs:
     - Linux puts PCI BARs in the first gap above RAM, but X86Board's I/O
-      bridge forwards only 0xC0000000 up; the bridge here forwards everything
-      from the end of RAM to the m5ops page.
+      bridge forwards only 0xC0000000 up
+      (src/python/gem5/components/boards/x86_board.py); the bridge here
+      forwards everything from the end of RAM to the m5ops page.
     - Each NIC's INTA has its own Intel MP table entry, edge-triggered and
       active high: Linux acknowledges level-triggered I/O APIC interrupts by
       reading the local APIC's trigger mode register, which gem5 does not
-      implement (panic), and gem5's Pc posts PCI interrupts edge-like anyway.
+      implement (a panic in src/arch/x86/interrupts.cc), and gem5's Pc posts
+      PCI interrupts edge-like anyway (Pc::postPciInt, src/dev/x86/pc.cc).
     - MSI is not delivered by gem5's x86 platform: the driver uses legacy
       INTx through those MP entries. gem5's ACPI tables carry no MADT, so
       Linux takes its interrupt routing from the MP table alone.

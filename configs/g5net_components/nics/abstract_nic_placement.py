@@ -8,7 +8,9 @@ from m5.objects import EtherDevice, SimObject
 class AbstractNicPlacement(abc.ABC):
     """Wires a NIC's `pio` (CPU to device registers) and `dma` (device to
     memory) ports into a board. One placement object serves every NIC of a
-    host; a new placement is one new file.
+    host; a new placement is one new file, whose class carries its name in
+    g5net/contract/catalogue.py's NIC_PLACEMENTS as `PLACEMENT` (registry.py
+    finds it by that name).
 
     `PATHS_NAME` names the board's child holding what `attach` builds. Each
     placement has its own: a checkpoint (always booted on the PCIe path) is
@@ -16,7 +18,13 @@ class AbstractNicPlacement(abc.ABC):
     from another's section.
     """
 
+    PLACEMENT = ""
     PATHS_NAME = ""
+
+    @classmethod
+    @abc.abstractmethod
+    def from_spec(cls, nic_spec) -> "AbstractNicPlacement":
+        """The placement of a host whose spec.Nic is `nic_spec`."""
 
     @abc.abstractmethod
     def attach(self, board, nic: EtherDevice) -> SimObject | None:

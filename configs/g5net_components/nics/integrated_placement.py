@@ -26,10 +26,15 @@ class IntegratedPlacement(AbstractNicPlacement):
     bridge also forwards.
     """
 
+    PLACEMENT = "integrated"
     PATHS_NAME = "dma_buffers"
 
     def __init__(self, dca: bool = False) -> None:
         self._dca = dca
+
+    @classmethod
+    def from_spec(cls, nic_spec) -> "IntegratedPlacement":
+        return cls(dca=nic_spec.dca)
 
     @overrides(AbstractNicPlacement)
     def attach(self, board, nic: EtherDevice) -> Cache:

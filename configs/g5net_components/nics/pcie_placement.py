@@ -14,12 +14,17 @@ class PciePlacement(AbstractNicPlacement):
     cache, as a root complex's would.
     """
 
+    PLACEMENT = "pcie"
     PATHS_NAME = "pcie_links"
 
     def __init__(self, nic_spec) -> None:
         """`nic_spec`: the host's spec.Nic; its pcie_* keys (defaults and
         sources in g5net/spec.py) size every link."""
         self._nic_spec = nic_spec
+
+    @classmethod
+    def from_spec(cls, nic_spec) -> "PciePlacement":
+        return cls(nic_spec)
 
     @overrides(AbstractNicPlacement)
     def attach(self, board, nic: EtherDevice) -> PcieLink:

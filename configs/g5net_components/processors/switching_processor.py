@@ -7,7 +7,8 @@ from gem5.components.processors.switchable_processor import SwitchableProcessor
 from gem5.isas import ISA
 from gem5.utils.override import overrides
 
-from ..params import contract
+from g5net.contract import gem5 as contract
+
 from .multithreaded_processor import thread_groups
 
 # The starting CPUs carry BaseCPUProcessor's attribute name, so that a

@@ -5,8 +5,17 @@ import os
 import m5
 from m5.objects import Root
 
-from ..params import contract
+from g5net.contract import gem5 as contract
 from .exit_cause import ExitCause
+
+
+def _write_outdir_file(data) -> None:
+    """Write a contract file (Progress, Report) to gem5's --outdir under its
+    NAME, complete or not at all: the engine reads it while gem5 runs."""
+    path = os.path.join(m5.options.outdir, data.NAME)
+    with open(path + ".part", "w") as f:
+        f.write(data.to_json())
+    os.replace(path + ".part", path)
 
 
 class MultiHostSimulation:
@@ -20,14 +29,16 @@ class MultiHostSimulation:
     the guest protocol has each host produce each event exactly once.
     """
 
-    def __init__(self, boards: dict, network, restore_from: str | None, phase: str) -> None:
+    def __init__(self, run, boards: dict, network, restore_from: str | None) -> None:
+        """`run`: the params.RunParams these boards and network were built from."""
+        self.run = run
         self._boards = boards
         self.root = Root(full_system=True)
         for name, board in boards.items():
             setattr(self.root, name, board)
         self.root.network = network
         self._restore_from = restore_from
-        self.report = contract.Report(phase=phase)
+        self.report = contract.Report(phase=run.phase.value)
 
     def instantiate(self) -> None:
         for board in self._boards.values():
@@ -93,11 +104,7 @@ class MultiHostSimulation:
         insts = {name: [int(c.get_simobject().getCCObject().resolveStat("commitStats0.numInsts").value)
                         for c in board.get_processor().get_cores()]
                  for name, board in self._boards.items()}
-        progress = contract.Progress(sim_seconds=self._sim_seconds(), insts=insts)
-        path = os.path.join(m5.options.outdir, contract.PROGRESS_NAME)
-        with open(path + ".part", "w") as f:
-            f.write(progress.to_json())
-        os.replace(path + ".part", path)
+        _write_outdir_file(contract.Progress(sim_seconds=self._sim_seconds(), insts=insts))
 
     def _sim_seconds(self) -> float:
         return m5.curTick() / m5.ticks.fromSeconds(1.0)
@@ -107,5 +114,4 @@ class MultiHostSimulation:
 
     def write_report(self) -> None:
         self.report.sim_seconds = self._sim_seconds()
-        with open(os.path.join(m5.options.outdir, contract.REPORT_NAME), "w") as f:
-            f.write(self.report.to_json())
+        _write_outdir_file(self.report)

@@ -1,8 +1,8 @@
-"""The gem5 engine, one module per job:
+"""The gem5 engine, one module per job (what it and configs/ agree on is
+g5net/contract/gem5.py, stdlib only, imported by both):
 
-- contract.py      what the engine and configs/ agree on (stdlib only, loaded by both)
 - probe.py         finding gem5 and asking a build what it can do
-- config_files.py  the configs gem5 runs and their digest
+- config_files.py  the configs gem5 runs, their digest, gem5's PYTHONPATH
 - boards.py        what gem5 calls each host, and the files it writes for it
 - cmdline.py       a gem5 guest's kernel command line
 - run_config.py    the config JSON of one phase

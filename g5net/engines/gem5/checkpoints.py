@@ -17,7 +17,7 @@ from typing import Any
 from ...artifacts import cache_dir
 from ...runs.rundir import console_name
 from ...spec import Host
-from .contract import BOOT_HOST_KEYS
+from ...contract.gem5 import BOOT_HOST_KEYS
 
 # Bumped when the checkpoint protocol changes in a way the key cannot see.
 CHECKPOINT_FORMAT = 2

@@ -6,7 +6,9 @@ free one up, and says which on its log; then one process per host connects
 to it, rank i being the spec's i-th host. They are watched as one run and
 stopped together (process.supervise). Each process has its own --outdir
 and log, which the run directory names (RunDir.process_out, process_log;
-the checkpoint's while booting), and checkpoint (`cpt/NAME`).
+the checkpoint's while booting), checkpoint (`cpt/NAME`), and config JSON
+(the phase's, beside it as `<phase JSON>-NAME.json`, saying which process
+it is and where the switch listens: contract.DistProcess).
 
 Inside a SLURM job (the SLURM runner asks for one task per host), the first
 host's process runs beside g5net and the switch, in the job's own task (both
@@ -17,6 +19,7 @@ switch at the name of the node g5net runs on, on the port it printed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import socket
@@ -25,8 +28,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from ...contract.gem5 import DistProcess, RunConfig
 from ...errors import Gem5Error
-from ...machine import wakeups
+from ...machine import atomic, wakeups
 from ...machine.local_ports import free_ports
 from ...spec import Spec
 from .boards import console_file
@@ -117,17 +121,20 @@ def run(binary: Path, spec: Spec, config: Path, out: Outputs, cpt: Path, log: Pa
     result's log is the first failing process's."""
     in_slurm = _slurm_tasks() is not None
     server = socket.gethostname() if in_slurm else LOCAL
+    phase_config = RunConfig.from_json(config.read_text(), str(config))
 
-    def process(name: str, *who: str, port: int, launcher: tuple[str, ...] = ()) -> Gem5Process:
-        return Gem5Process(name, (str(DIST_CONFIG), str(config), *who, "--server", server,
-                                  "--port", str(port), "--checkpoint", str(cpt / name)),
-                           out.process_out(name), out.process_log(name), launcher)
+    def process(name: str, host: str | None, port: int, launcher: tuple[str, ...] = ()) -> Gem5Process:
+        own = dataclasses.replace(phase_config, checkpoint=str(cpt / name),
+                                  process=DistProcess(host=host, server=server, port=port))
+        path = atomic.write_text(config.with_name(f"{config.stem}-{name}.json"), own.to_json())
+        return Gem5Process(name, (str(DIST_CONFIG), str(path)), out.process_out(name),
+                           out.process_log(name), launcher)
 
     with wakeups.polling_idle() as idle:
         report(idle)
         # A port free now at every address (hosts on other nodes connect to it);
         # gem5 moves up from it if it is taken by the time it listens.
-        switch = process(SWITCH, "--switch", port=free_ports(1)[0])
+        switch = process(SWITCH, None, port=free_ports(1)[0])
         running = [(switch, start(binary, switch, extra_args))]
         try:
             port = _listening_port(switch.log, running[0][1], min(deadline, time.monotonic() + LISTEN_TIMEOUT_S))
@@ -136,7 +143,7 @@ def run(binary: Path, spec: Spec, config: Path, out: Outputs, cpt: Path, log: Pa
                 result = supervise(running, time.monotonic(), {})
             else:
                 for rank, h in enumerate(spec.hosts):
-                    p = process(h.name, "--host", h.name, port=port,
+                    p = process(h.name, h.name, port=port,
                                 launcher=_srun(h.name) if in_slurm and rank else ())
                     running.append((p, start(binary, p, extra_args)))
                 result = supervise(running, deadline, host_consoles(spec, out, boards), report, stall)

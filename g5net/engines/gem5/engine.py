@@ -59,7 +59,7 @@ from .config_files import (
     dist_config_digest,
     sampled_config_digest,
 )
-from .contract import REPORT_NAME, ExitStatus, Phase
+from ...contract.gem5 import REPORT_NAME, ExitStatus, Phase
 from .probe import ENV_BINARY, FAST, Gem5Build, find_binary, probe
 from .process import (
     BOOT_STALL,

@@ -14,8 +14,8 @@ from ...artifacts import cache_dir
 from ...errors import Gem5Error
 from ...machine import atomic
 from ..base import file_digest
-from .config_files import PROBE_CONFIG
-from .contract import PROBE_MARK
+from .config_files import PROBE_CONFIG, gem5_environment
+from ...contract.gem5 import PROBE_MARK
 from .process import tail
 
 ENV_BINARY = "G5NET_GEM5"
@@ -117,7 +117,7 @@ def _run_probe(binary: Path) -> dict:
         cmd = [str(binary), "--quiet", f"--outdir={out}", str(PROBE_CONFIG)]
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                                  check=False)
+                                  env=gem5_environment(), check=False)
         except subprocess.TimeoutExpired:
             raise Gem5Error(f"{binary}: no answer to {PROBE_CONFIG.name} within "
                             f"{PROBE_TIMEOUT_S} s") from None

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ...guest.protocol import BOOTED, panic_line
 from ...machine.parent_death import die_with_parent
-from .config_files import HOSTS_CONFIG
-from .contract import (
+from .config_files import HOSTS_CONFIG, gem5_environment
+from ...contract.gem5 import (
     PROGRESS_NAME,
     REPORT_NAME,
     ContractError,
@@ -278,7 +278,7 @@ def start(binary: Path, p: Gem5Process, extra_args: Sequence[str] = ()) -> subpr
         f.flush()
         # Its own session: a stop signal for gem5 is not one for g5net.
         return subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, preexec_fn=die_with_parent(signal.SIGKILL))
+                                env=gem5_environment(), start_new_session=True, preexec_fn=die_with_parent(signal.SIGKILL))
 
 
 def run_gem5(binary: Path, config: Path, outdir: Path, log: Path, deadline: float,

@@ -9,7 +9,7 @@ from ...spec import Spec
 from ..base import Artifacts
 from .boards import board_names, console_socket, macs
 from .cmdline import gem5_cmdline, kernel_hz
-from .contract import HostConfig, Phase, RunConfig
+from ...contract.gem5 import HostConfig, Phase, RunConfig
 
 
 def host_cmdlines(spec: Spec, artifacts: Artifacts) -> dict[str, str]:

@@ -35,7 +35,7 @@ from typing import Any
 from ...runs.rundir import console_name
 from ...spec import Spec
 from .checkpoints import Checkpoint, checkpoint_dir
-from .contract import RESTORE_FREE_EXPERIMENT_KEYS, RESTORE_FREE_HOST_KEYS, SWITCHED_CPUS
+from ...contract.gem5 import RESTORE_FREE_EXPERIMENT_KEYS, RESTORE_FREE_HOST_KEYS, SWITCHED_CPUS
 
 # Bumped when what a warm checkpoint holds changes in a way its key cannot see.
 WARM_FORMAT = 1
@@ -63,7 +63,7 @@ def fast_forward_spec(spec: Spec) -> Spec:
     that points sharing warm checkpoints render the same jobs (a job names
     its experiment and windows in comments)."""
     e = spec.experiment
-    defaults = {f.name: f.default for f in dataclasses.fields(e)}
+    defaults: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(e)}
     return dataclasses.replace(spec, experiment=dataclasses.replace(e, **{
         k: defaults[k] for k in RESTORE_FREE_EXPERIMENT_KEYS if k != "window_method"}))
 

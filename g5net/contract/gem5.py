@@ -1,8 +1,9 @@
 """The contract between the gem5 engine and the configs gem5 runs.
 
 Standard library only: the engine imports it as part of g5net, and the
-configs (`configs/g5net_components/params.py`) load this file by its path,
-as they load `g5net/spec.py`, because gem5's Python knows no `g5net` package.
+configs import it too (`from g5net.contract import gem5`), with the
+directory that holds g5net on gem5's PYTHONPATH
+(`g5net/engines/gem5/config_files.py`: gem5_environment).
 Whatever both sides must agree on is defined here once: the config JSON (its
 schema version and fields), the report the config writes back, the config's
 exit statuses, the probe's output line, and which settings matter only after
@@ -145,13 +146,28 @@ class HostConfig:
 
 
 @dataclass(frozen=True)
+class DistProcess:
+    """Which process of a per-host run (dist-gem5, configs/g5net_dist.py) a
+    config JSON is for: the engine writes one JSON per process."""
+    host: str | None  # the spec's name of the host it builds; None: the switch process
+    server: str  # where the switch process listens
+    # The switch: the port it tries first (it moves up from a taken one); a
+    # host: the port the switch said it listens on.
+    port: int
+
+
+@dataclass(frozen=True)
 class RunConfig:
-    """The one JSON file a gem5 run of configs/g5net_hosts.py reads."""
+    """The one JSON file a gem5 run of configs/g5net_hosts.py (or of one
+    process of configs/g5net_dist.py) reads."""
     phase: Phase
     spec: dict  # the resolved spec (g5net/spec.py's to_dict)
     hosts: tuple[HostConfig, ...]
-    checkpoint: str  # where the boot phase writes it, and the measure phase reads it
+    # Where the boot phase writes it, and the measure phase reads it (a
+    # per-host run's process: its own directory of the collective checkpoint).
+    checkpoint: str
     pcap_dir: str | None = None
+    process: DistProcess | None = None  # a per-host run's process, or None
     # The fast-forward phase's warm checkpoints, in the order it writes them.
     checkpoints_out: tuple[str, ...] = ()
 
@@ -183,6 +199,8 @@ class RunConfig:
             host["macs"] = tuple(host["macs"])
             hosts.append(HostConfig(**host))
         values["hosts"] = tuple(hosts)
+        if values["process"] is not None:
+            values["process"] = DistProcess(**_from_dict(DistProcess, values["process"], f"{where}: process"))
         values["checkpoints_out"] = tuple(values["checkpoints_out"])
         return cls(**values)
 
