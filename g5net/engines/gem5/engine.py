@@ -73,6 +73,7 @@ from .process import (
 from .run_config import host_cmdlines, run_config
 from .sampled import (
     WarmCheckpoints,
+    stored_warm,
     fast_forward_spec,
     run_windows,
     warm_state,
@@ -270,13 +271,28 @@ class Gem5Engine(Engine):
                 c.key, c.path, c.size_bytes(), created, used, current,
                 {k: state[k] for k in ("gem5", "configs", "image") if k in state}, hosts,
                 float(meta.get("wall_s", 0.0))))
+        booted = {c.key: c for c in out}
+        for w, meta in stored_warm():
+            created = w.meta.stat().st_mtime
+            # A window measured from them is their last use.
+            used = max((p.stat().st_mtime for p in w.path.glob("windows/*/*")), default=created)
+            boot = w.state.get("boot", "")
+            # Restorable while the boot it started from is, and made as that was.
+            of = booted.get(boot)
+            out.append(StoredCheckpoint(
+                w.key, w.path, w.size_bytes(), created, used, bool(of and of.current),
+                dict(of.made_by) if of else {}, (f"warm: {w.state.get('experiment', {}).get('windows')} checkpoints "
+                                 f"of a stream from boot {boot[:12]}",),
+                float(meta.get("wall_s", 0.0))))
         return sorted(out, key=lambda s: s.created)
 
     def remove_checkpoint(self, key: str) -> bool:
-        with locked_if_free(checkpoints.lock_name(key)) as free:
+        warm = next((w for w, _ in stored_warm() if w.key == key), None)
+        lock = warm.lock_name if warm else checkpoints.lock_name(key)
+        with locked_if_free(lock) as free:
             if not free:
                 return False
-            shutil.rmtree(Checkpoint(key, checkpoints.checkpoint_dir() / key[:32]).path)
+            shutil.rmtree(warm.path if warm else checkpoints.checkpoint_dir() / key[:32])
             return True
 
     def boards(self, spec: Spec) -> dict[str, str]:
@@ -437,16 +453,21 @@ class Gem5Engine(Engine):
         return Outcome(consoles=consoles, wall_s=result.wall_s, timed_out=result.timed_out,
                        failure=error, engine_log_tail=result.log_tail())
 
+    def warm_checkpoints(self, spec: Spec, boot: Checkpoint) -> tuple[WarmCheckpoints, dict[str, str]]:
+        """The warm checkpoints of sampled `spec` from its boot checkpoint
+        (whether they exist yet or not), and the jobs its fast-forward runs."""
+        forward = fast_forward_spec(spec)
+        jobs = {h.name: job_script(forward, h) for h in spec.hosts}
+        return WarmCheckpoints.of(warm_state(spec, boot, jobs)), jobs
+
     def _sampled(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
                  start: float, deadline: float, boot_s: dict[str, float],
                  progress: Progress) -> Outcome:
         """Sampled windows (sampled.py): the stream's warm checkpoints, made
         unless another point made them, then its windows, those not measured yet."""
-        forward = fast_forward_spec(spec)
-        jobs = {h.name: job_script(forward, h) for h in spec.hosts}
+        warm, jobs = self.warm_checkpoints(spec, ckpt)
         for h in spec.hosts:
             rd.job_script(h.name).write_text(jobs[h.name])
-        warm = WarmCheckpoints.of(warm_state(spec, ckpt, jobs))
         names = board_names(spec)
         failed = None
         if not warm.exists():

@@ -134,6 +134,21 @@ class WarmCheckpoints:
     def staged(self, tmp: Path) -> WarmCheckpoints:
         return WarmCheckpoints(self.key, tmp, self.state)
 
+    def size_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def stored_warm() -> list[tuple[WarmCheckpoints, dict]]:
+    """Every stream's warm checkpoints in the cache, with their warm.json."""
+    found = []
+    for path in sorted(checkpoint_dir().glob("warm-*/warm.json")):
+        try:
+            meta = json.loads(path.read_text())
+            found.append((WarmCheckpoints(meta["key"], path.parent, meta["state"]), meta))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # half-written, or of another format
+    return found
+
 
 def window_stats(src: Path, dst: Path) -> None:
     """A window's stats.txt with a measure run's CPU names (_SWITCHED_*)."""

@@ -1,0 +1,111 @@
+"""Sampled windows (issue 26) on real gem5 runs, kept as fixtures made by
+scripts/gem5_fixtures.py:
+
+- gem5-sampled: examples/sampled-gem5.toml, the steady-state stream as 8
+  windows each restored from its own warm checkpoint, beside gem5-steady-state,
+  the same stream as 8 consecutive windows of one detailed run;
+- gem5-sampled-o3: examples/sampled-sweep-gem5.toml's O3 point, its 4 windows
+  restored from the warm checkpoints its timing points share.
+
+And a run now: a stream fast-forwarded, its windows measured from the cache
+when asked again, only a missing one simulated.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from g5net import spec as specmod
+from g5net.metrics import derive as run_metrics
+from g5net.metrics import spread
+from g5net.runners import execute as run
+from g5net.runs.rundir import RunDir
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+SAMPLED = RunDir(FIXTURES / "gem5-sampled")
+CONSECUTIVE = RunDir(FIXTURES / "gem5-steady-state")
+O3 = RunDir(FIXTURES / "gem5-sampled-o3")
+# What the method must get right (issue 26): the throughput, and the cost of a
+# packet in instructions, L2 misses and CPU time.
+COMPARED = ("throughput_mbps", "insts_per_pkt", "l2_misses_per_pkt", "cpu_us_per_pkt")
+
+
+def stream(rd: RunDir, host: str) -> dict:
+    return json.loads(rd.metrics_json.read_text())["hosts"][host]["stream"]
+
+
+def test_the_pair_differs_in_the_method_alone():
+    sampled = json.loads(SAMPLED.spec_json.read_text())
+    consecutive = json.loads(CONSECUTIVE.spec_json.read_text())
+    for d in (sampled, consecutive):
+        for key in ("name", "window_method", "sample_every_ms", "functional_warming_ms",
+                    "detailed_warming_ms"):
+            d["experiment"].pop(key)
+    assert sampled == consecutive
+    assert SAMPLED.read_run()["region"]["method"] == "sampled"
+
+
+@pytest.mark.parametrize("host", ["server", "client"])
+@pytest.mark.parametrize("metric", COMPARED)
+def test_sampled_windows_agree_with_consecutive_ones_within_their_intervals(host: str, metric: str):
+    a = spread.measured(stream(SAMPLED, host), metric)
+    b = spread.measured(stream(CONSECUTIVE, host), metric)
+    assert isinstance(a, spread.Spread) and isinstance(b, spread.Spread) and a.n == b.n == 8
+    assert not spread.welch(a, b).significant, (metric, host, a, b)
+
+
+def test_each_sampled_window_is_its_own_dump_of_the_window_alone():
+    spec = specmod.from_dict(json.loads(SAMPLED.spec_json.read_text()))
+    record = SAMPLED.read_run()
+    recomputed = run_metrics.compute(spec, json.loads(SAMPLED.results_json.read_text()), SAMPLED,
+                                     record["boards"])
+    assert recomputed == json.loads(SAMPLED.metrics_json.read_text())
+    for host in ("server", "client"):
+        windows = stream(SAMPLED, host)["per_window"]
+        assert len(windows) == 8
+        assert [w["elapsed_s"] for w in windows] == pytest.approx([0.005] * 8, rel=1e-9)
+
+
+def test_a_warm_checkpoint_restored_on_o3_streams_in_every_window():
+    assert json.loads(O3.spec_json.read_text())["hosts"]["server"]["cpu"]["model"] == "o3"
+    for host in ("server", "client"):
+        windows = stream(O3, host)["per_window"]
+        assert len(windows) == 4
+        assert min(w["gem5_packets"] for w in windows) > 100
+        assert min(w["throughput_mbps"] for w in windows) > 100
+
+
+@pytest.mark.gem5
+@pytest.mark.slow
+def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
+    """examples/sampled-gem5.toml, smoke-sized (2 windows of 1 ms): the stream
+    fast-forwarded once, each window from its own warm checkpoint; asked
+    again with one window's result gone, only that window is simulated."""
+    d = specmod.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
+    d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=5.0, sample_every_ms=2.0,
+                           functional_warming_ms=2.0, detailed_warming_ms=0.5)
+    spec = specmod.from_dict(d)
+    lines: list[str] = []
+    rd = run.execute(spec, tmp_path / "first", progress=lines.append)
+    record = rd.read_run()
+    assert record["status"] == "done", record.get("failure")
+    got = json.loads(rd.metrics_json.read_text())["hosts"]
+    for host in ("server", "client"):
+        assert [w["elapsed_s"] for w in got[host]["stream"]["per_window"]] == pytest.approx([0.001] * 2)
+        assert min(w["gem5_packets"] for w in got[host]["stream"]["per_window"]) > 10
+    arts = run.resolve_artifacts(spec, progress=lines.append, build=False)
+    warm, _ = gem5_engine.warm_checkpoints(spec, gem5_engine.checkpoint(spec, arts))
+    assert warm.exists()
+    (window_1,) = warm.path.glob("windows/*/w1")
+    shutil.rmtree(window_1)
+    lines.clear()
+    again = run.execute(spec, tmp_path / "second", progress=lines.append)
+    assert again.read_run()["status"] == "done"
+    assert "1 of 2 windows measured earlier: measuring the rest" in lines
+    assert not any(line.startswith("fast-forwarding") for line in lines)
+    assert json.loads(again.metrics_json.read_text())["hosts"] == got
