@@ -232,3 +232,40 @@ def test_a_per_host_fan_in_is_one_slurm_job_of_4_tasks(slurm_cluster, gem5_engin
     assert first["server"].split()[0].endswith("gem5.opt")
     for client in ("client-1", "client-2", "slow"):
         assert first[client].startswith("srun "), first
+
+
+@pytest.mark.slow
+@pytest.mark.gem5
+def test_sampled_windows_are_an_array_of_one_task_per_window(slurm_cluster, gem5_engine, tmp_path):
+    """A sampled point's windows are the tasks of an array that its point
+    waits for: one task fast-forwards the stream (the others wait on its lock),
+    each measures its window; the point then finds all of them measured."""
+    text = (EXAMPLES / "sampled-gem5.toml").read_text()
+    for old, new in (("windows = 8", "windows = 2"), ("window_ms = 5.0", "window_ms = 1.0"),
+                     ("warmup_ms = 20.0", "warmup_ms = 5.0"), ("sample_every_ms = 10.0", "sample_every_ms = 2.0"),
+                     ("functional_warming_ms = 10.0", "functional_warming_ms = 2.0"),
+                     ("detailed_warming_ms = 2.0", "detailed_warming_ms = 0.5"),
+                     ('name = "sampled-gem5"', 'name = "sampled-slurm"')):
+        assert old in text
+        text = text.replace(old, new)
+    spec = tmp_path / "sampled.toml"
+    spec.write_text(text)
+    out = tmp_path / "sweep"
+    done = _g5net("sweep", str(spec), "--out", str(out), "--runner", "slurm", timeout_s=3600)
+    assert done.returncode == 0, done.stderr + slurm_cluster.logs()
+    sd = SweepDir(out)
+    windows, points = json.loads(sd.slurm_jobs.read_text())
+    assert windows["kind"] == "windows" and windows["indices"] == []
+    assert json.loads((sd.slurm / "windows-000.json").read_text()) == [[0, 0], [0, 1]]
+    script = (sd.slurm / points["script"]).read_text()
+    assert f"#SBATCH --dependency=afterany:{windows['job_id']}\n" in script
+    logs = {p.name: p.read_text() for p in sd.slurm.glob("*.out")}
+    assert sum("point 0 window 0: measured" in t for t in logs.values()) == 1
+    assert sum("point 0 window 1: measured" in t for t in logs.values()) == 1
+    point_log = next(t for t in logs.values() if "[point 0] " in t)
+    assert "2 of 2 windows measured earlier" in point_log
+    [planned] = sweepdir.read(sd).points
+    rd = RunDir(sd.store / planned.dir_name)
+    assert rd.read_run()["status"] == "done"
+    got = json.loads(rd.metrics_json.read_text())["hosts"]["server"]["stream"]
+    assert got["n_windows"] == 2 and min(w["gem5_packets"] for w in got["per_window"]) > 10

@@ -163,6 +163,13 @@ class Engine(abc.ABC):
         engine's description of it (gem5's config.ini)."""
         raise EngineError(f"experiment.engine: the {self.name} engine builds no system to describe")
 
+    def measure_window(self, spec: Spec, artifacts: Artifacts, k: int, progress: Progress) -> str | None:
+        """Window k of `spec`'s sampled windows, measured by itself and kept
+        where the point's run finds it (a SLURM array task's work); what
+        failed, or None."""
+        raise EngineError(f"experiment.window_method: the {self.name} engine measures no window "
+                          f"by itself")
+
     @abc.abstractmethod
     def doctor(self) -> dict[str, Any]:
         """This engine's entries of `g5net doctor`: what it finds here, each with

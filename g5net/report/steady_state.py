@@ -13,7 +13,8 @@ from typing import Any
 from ..metrics.spread import SPREAD
 from ..runs.rundir import RunDir
 
-BEGIN = "<!-- steady-state tables: written by `make docs` from tests/fixtures/gem5-whole-life, gem5-steady-* -->"
+BEGIN = ("<!-- steady-state tables: written by `make docs` from tests/fixtures/gem5-whole-life, "
+         "gem5-steady-*, gem5-sampled -->")
 END = "<!-- end of the steady-state tables -->"
 
 
@@ -37,9 +38,10 @@ def _row(label: str, rd: RunDir) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def comparison(whole: RunDir, windows: RunDir) -> list[str]:
-    """The stream over its whole life against its windows."""
-    region = windows.read_run()["region"]
+def comparison(whole: RunDir, windows: RunDir, sampled: RunDir) -> list[str]:
+    """The stream over its whole life against its consecutive windows and its
+    sampled ones."""
+    region, of = windows.read_run()["region"], sampled.read_run()["region"]
     return [
         "| region | client Mbit/s | server Mbit/s | instructions per packet, server / client "
         "| L2 misses per packet, server / client | CPU us per packet, server / client | host s |",
@@ -47,6 +49,8 @@ def comparison(whole: RunDir, windows: RunDir) -> list[str]:
         _row("whole life, one dump", whole),
         _row(f"{region['windows']} windows of {region['window_ms']:g} ms after "
              f"{region['warmup_ms']:g} ms", windows),
+        _row(f"{of['windows']} sampled windows of {of['window_ms']:g} ms, warm checkpoints "
+             f"every {of['sample_every_ms']:g} ms after {of['warmup_ms']:g} ms", sampled),
     ]
 
 
@@ -68,11 +72,11 @@ def sizes(runs: Sequence[RunDir]) -> list[str]:
 
 
 # The runs the tables show, by fixture name (scripts/gem5_fixtures.py).
-WHOLE, WINDOWS, SIZES = "gem5-whole-life", "gem5-steady-state", ("gem5-steady-4k", "gem5-steady-16k",
-                                                                  "gem5-steady-64k")
+WHOLE, WINDOWS, SAMPLED = "gem5-whole-life", "gem5-steady-state", "gem5-sampled"
+SIZES = ("gem5-steady-4k", "gem5-steady-16k", "gem5-steady-64k")
 
 
 def block(fixtures: Path) -> str:
     """The README's block, from the fixtures under `fixtures`."""
-    return "\n".join([BEGIN, "", *comparison(RunDir(fixtures / WHOLE), RunDir(fixtures / WINDOWS)), "",
+    return "\n".join([BEGIN, "", *comparison(*(RunDir(fixtures / name) for name in (WHOLE, WINDOWS, SAMPLED))), "",
                        *sizes([RunDir(fixtures / name) for name in SIZES]), "", END])

@@ -22,6 +22,7 @@ import hashlib
 import os
 import shlex
 import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -465,28 +466,22 @@ class Gem5Engine(Engine):
                  progress: Progress) -> Outcome:
         """Sampled windows (sampled.py): the stream's warm checkpoints, made
         unless another point made them, then its windows, those not measured yet."""
-        warm, jobs = self.warm_checkpoints(spec, ckpt)
-        for h in spec.hosts:
-            rd.job_script(h.name).write_text(jobs[h.name])
         names = board_names(spec)
-        failed = None
-        if not warm.exists():
-            with locked(warm.lock_name, progress):
-                if not warm.exists():
-                    failed = self._fast_forward(spec, artifacts, ckpt, warm, jobs, rd, deadline, progress)
-        consoles = {h.name: read_text(warm.console(h.name)) for h in spec.hosts}
+        warm, failed = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
         if failed:
             return Outcome(consoles=failed.consoles, wall_s=time.monotonic() - start,
                            timed_out=failed.timed_out, failure=failed.failure,
                            engine_log_tail=failed.engine_log_tail, boot_s=boot_s, boards=names)
-        run = hashlib.sha256(f"{self.info().digest}:{spec_digest(spec)}".encode()).hexdigest()
+        run = self._windows_key(spec)
         n = spec.experiment.windows
         todo = [k for k in range(n) if not warm.window(run, k).is_dir()]
         if len(todo) < n:
-            progress(f"{n - len(todo)} of {n} windows measured earlier: measuring the rest")
+            progress(f"{n - len(todo)} of {n} windows measured earlier" +
+                     (": measuring the rest" if todo else ""))
         parallel = min(len(todo), os.cpu_count() or 1)
-        progress(f"measuring {len(todo)} windows from warm checkpoints {warm.key[:12]}, "
-                 f"{parallel} at a time, on {spec.hosts[0].cpu.model} CPUs with caches")
+        if todo:
+            progress(f"measuring {len(todo)} windows from warm checkpoints {warm.key[:12]}, "
+                     f"{parallel} at a time, on {spec.hosts[0].cpu.model} CPUs with caches")
         with locked(warm.lock_name, progress, shared=True):
             errors = [e for e in run_windows(todo, parallel, lambda k: self._window(
                 spec, artifacts, warm, warm.window(run, k), k, rd, deadline, progress)) if e]
@@ -495,9 +490,53 @@ class Gem5Engine(Engine):
                     shutil.copytree(warm.window(run, k), rd.window(k).path)
         timed_out = any(e.timed_out for e in errors)
         failure = next((e.failure for e in errors if e.failure), None)
-        return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
-                       failure=failure, engine_log_tail=errors[0].engine_log_tail if errors else "",
+        return Outcome(consoles={h.name: read_text(warm.console(h.name)) for h in spec.hosts},
+                       wall_s=time.monotonic() - start, timed_out=timed_out, failure=failure,
+                       engine_log_tail=errors[0].engine_log_tail if errors else "",
                        boot_s=boot_s, boards=names)
+
+    def measure_window(self, spec: Spec, artifacts: Artifacts, k: int, progress: Progress) -> str | None:
+        """Window k of sampled `spec` into the cache, booting and fast-forwarding
+        first where no point has: a SLURM array task's work (runners/window.py),
+        whose point then finds it measured. What failed, or None."""
+        deadline = time.monotonic() + spec.experiment.timeout_s
+        with tempfile.TemporaryDirectory() as tmp:
+            rd = RunDir(Path(tmp))
+            try:
+                ckpt, _ = self.booted(spec, artifacts, rd, deadline, progress)
+            except BootFailed as e:
+                return str(e)
+            with locked(checkpoints.lock_name(ckpt.key), progress, shared=True):
+                ckpt.used.touch()
+                warm, failed = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
+                if failed:
+                    return str(failed.failure or "the fast-forward timed out")
+                final = warm.window(self._windows_key(spec), k)
+                if final.is_dir():
+                    progress(f"window {k}: measured earlier")
+                    return None
+                with locked(warm.lock_name, progress, shared=True):
+                    out = self._window(spec, artifacts, warm, final, k, rd, deadline, progress)
+        return None if out is None else str(out.failure or "timed out")
+
+    def _windows_key(self, spec: Spec) -> str:
+        """Under what a point's measured windows are kept beside their warm
+        checkpoints: what decides them besides those (the engine, the spec)."""
+        return hashlib.sha256(f"{self.info().digest}:{spec_digest(spec)}".encode()).hexdigest()
+
+    def _warm(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir, deadline: float,
+              progress: Progress) -> tuple[WarmCheckpoints, Outcome | None]:
+        """The warm checkpoints of `spec`, fast-forwarded into now unless they
+        exist; the fast-forward's failure, or None. The jobs go into `rd`."""
+        warm, jobs = self.warm_checkpoints(spec, ckpt)
+        for h in spec.hosts:
+            rd.job_script(h.name).write_text(jobs[h.name])
+        if not warm.exists():
+            with locked(warm.lock_name, progress):
+                if not warm.exists():
+                    return warm, self._fast_forward(spec, artifacts, ckpt, warm, jobs, rd, deadline,
+                                                    progress)
+        return warm, None
 
     def _fast_forward(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, warm: WarmCheckpoints,
                       jobs: dict[str, str], rd: RunDir, deadline: float,
