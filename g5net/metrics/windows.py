@@ -14,6 +14,18 @@ around the windows (gem5, whose job sleeps through them), the guest's own
 figures (context switches, interrupts) are of the warm-up and the windows
 together, without spread (workloads/windows.py says why).
 
+Sampled windows (experiment.window_method = "sampled", gem5 only) are not
+consecutive: the stream is fast-forwarded on cpu.boot_model into a warm
+checkpoint every sample_every_ms, and each window is restored from one in a
+gem5 process of its own, warmed (functional_warming_ms on cpu.boot_model
+with the caches, then detailed_warming_ms on cpu.model) and measured as that
+process's one stats dump (engines/gem5/sampled.py; `window-K/` of the run
+directory). Their means, spread and `per_window` are computed as for
+consecutive windows; the windows are further apart, so more nearly
+independent. No guest snapshots a sampled window: its figures are gem5's
+alone (no context switches, interrupts or app_* figures), and run.json's
+`region` says which method measured the run.
+
 `throughput_mbps` of a windowed run is the wire's: the Ethernet bytes the
 host's NICs sent in the directions it sends data, plus those they received in
 the directions it receives data, per second (gem5's NIC counters, or the
