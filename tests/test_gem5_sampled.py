@@ -13,6 +13,7 @@ when asked again, only a missing one simulated.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -109,3 +110,25 @@ def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
     assert "1 of 2 windows measured earlier: measuring the rest" in lines
     assert not any(line.startswith("fast-forwarding") for line in lines)
     assert json.loads(again.metrics_json.read_text())["hosts"] == got
+
+
+@pytest.mark.gem5
+@pytest.mark.slow
+def test_a_stream_that_ends_before_its_warm_checkpoints_is_a_clear_error(gem5_engine, tmp_path: Path):
+    """The spec refuses a stream too short for its windows; one that ends
+    anyway (here: shortened behind the spec's back) fails the fast-forward,
+    naming the checkpoint it did not reach, and leaves no warm checkpoints."""
+    d = specmod.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
+    d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=20.0, sample_every_ms=2.0,
+                           functional_warming_ms=2.0, detailed_warming_ms=0.5)
+    valid = specmod.from_dict(d)
+    w = valid.workloads[0]
+    short = dataclasses.replace(valid, workloads=(dataclasses.replace(w, duration_s=0.01),))
+    rd = run.execute(short, tmp_path, progress=lambda line: None)
+    record = rd.read_run()
+    assert record["status"] == "failed:engine"
+    reason = record["failure"]["reasons"][0]
+    assert "during the fast-forward to warm checkpoint 0" in reason and "workload ended" in reason
+    arts = run.resolve_artifacts(short, progress=lambda line: None, build=False)
+    warm, _ = gem5_engine.warm_checkpoints(short, gem5_engine.checkpoint(short, arts))
+    assert not warm.exists()
