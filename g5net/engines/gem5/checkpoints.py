@@ -59,6 +59,11 @@ def checkpoint_dir() -> Path:
     return cache_dir() / "checkpoints"
 
 
+def tree_bytes(path: Path) -> int:
+    """What the files under `path` take (links not followed)."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
 def built(key: str) -> bool:
     """Whether the checkpoint of `key` exists: its runs restore it instead of booting."""
     return Checkpoint(key, checkpoint_dir() / key[:32]).exists()
@@ -112,7 +117,7 @@ class Checkpoint:
         return self.path / "last-used"
 
     def size_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
+        return tree_bytes(self.path)
 
     @property
     def boot_log(self) -> Path:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ...runs.rundir import console_name
 from ...spec import Spec
-from .checkpoints import Checkpoint, checkpoint_dir
+from .checkpoints import Checkpoint, checkpoint_dir, tree_bytes
 from ...contract.gem5 import RESTORE_FREE_EXPERIMENT_KEYS, RESTORE_FREE_HOST_KEYS, SWITCHED_CPUS
 
 # Bumped when what a warm checkpoint holds changes in a way its key cannot see.
@@ -135,7 +135,7 @@ class WarmCheckpoints:
         return WarmCheckpoints(self.key, tmp, self.state)
 
     def size_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file() and not f.is_symlink())
+        return tree_bytes(self.path)
 
 
 def stored_warm() -> list[tuple[WarmCheckpoints, dict]]:
