@@ -57,7 +57,7 @@ demo: deps
 	$(G5NET) artifacts build --for $$spec && $(G5NET) run $$spec --engine $$engine --out results
 
 test: lint artifacts
-	$(BIN)/pytest -rs
+	$(BIN)/pytest -rs --durations=30
 
 # Settings in pyproject.toml: ruff's rules, mypy on g5net/.
 lint: $(BIN)/.installed
