@@ -490,8 +490,12 @@ class Gem5Engine(Engine):
                     shutil.copytree(warm.window(run, k), rd.window(k).path)
         timed_out = any(e.timed_out for e in errors)
         failure = next((e.failure for e in errors if e.failure), None)
-        return Outcome(consoles={h.name: read_text(warm.console(h.name)) for h in spec.hosts},
-                       wall_s=time.monotonic() - start, timed_out=timed_out, failure=failure,
+        # Each host's console from its boot to the last warm checkpoint.
+        consoles = {h.name: read_text(warm.console(h.name)) for h in spec.hosts}
+        for name, text in consoles.items():
+            rd.console(name).write_text(text)
+        return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
+                       failure=failure,
                        engine_log_tail=errors[0].engine_log_tail if errors else "",
                        boot_s=boot_s, boards=names)
 
