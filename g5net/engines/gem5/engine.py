@@ -609,7 +609,8 @@ class Gem5Engine(Engine):
                                         deadline, lambda line: progress(f"window {k}: {line}"))
             if result.returncode != ExitStatus.DONE:
                 failure = classify_failure(result) or "ended early"
-                shutil.copy(out.engine_log, rd.path / f"gem5-window-{k}.log")
+                rd.window(k).path.mkdir(parents=True, exist_ok=True)
+                shutil.copy(out.engine_log, rd.window(k).engine_log)
                 raise _Unfinished(Outcome(consoles={}, wall_s=result.wall_s,
                                           timed_out=result.timed_out,
                                           failure=_error(result, f"window {k}: {failure}"),
