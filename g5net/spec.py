@@ -195,7 +195,9 @@ class Experiment:
     functional_warming_ms: float = _f(10.0, lo=0.0,
                                       doc="sampled windows: simulated ms each window first runs "
                                           "on cpu.boot_model with the spec's caches (a "
-                                          "checkpoint holds no cache contents)")
+                                          "checkpoint holds no cache contents; restored cold, "
+                                          "the quickstart's stream missed its 1 MiB L2 14% "
+                                          "more per packet: README)")
     detailed_warming_ms: float = _f(2.0, lo=0.0,
                                     doc="sampled windows: simulated ms each window then runs on "
                                         "cpu.model before it is measured (pipelines, queues and "

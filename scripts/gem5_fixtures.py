@@ -14,6 +14,9 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-sampled/      examples/sampled-gem5.toml (that stream, 8 windows sampled from warm
                        checkpoints: each window's stats in window-K/)
     gem5-sampled-o3/   examples/sampled-sweep-gem5.toml's third point (4 windows on O3, L2 256 KiB)
+    gem5-sampled-warming-0, -1, -2/
+                       examples/sampled-warming-gem5.toml's first three points (no warming,
+                       detailed only, functional only), without gem5's own files
     gem5-steady-4k/    examples/steady-state-sizes-gem5.toml, 4 KiB messages, PC samples,
                        without gem5's own files (Fixture.engine_files)
     gem5-steady-16k/   its second point (16 KiB)
@@ -77,6 +80,9 @@ FIXTURES = {"gem5-quickstart": Fixture(EXAMPLES / "quickstart-gem5.toml"),
             "gem5-whole-life": Fixture(EXAMPLES / "whole-life-gem5.toml"),
             "gem5-sampled": Fixture(EXAMPLES / "sampled-gem5.toml"),
             "gem5-sampled-o3": Fixture(EXAMPLES / "sampled-sweep-gem5.toml", 2),
+            # Its fourth point, both warmings at their defaults, is gem5-sampled.
+            **{f"gem5-sampled-warming-{i}": Fixture(EXAMPLES / "sampled-warming-gem5.toml", i, False)
+               for i in range(3)},
             **{f"gem5-steady-{k}k": Fixture(EXAMPLES / "steady-state-sizes-gem5.toml", i, False)
                for i, k in enumerate((4, 16, 64))}}
 FIXTURE_DIR = REPO / "tests" / "fixtures"

@@ -5,7 +5,10 @@ scripts/gem5_fixtures.py:
   windows each restored from its own warm checkpoint, beside gem5-steady-state,
   the same stream as 8 consecutive windows of one detailed run;
 - gem5-sampled-o3: examples/sampled-sweep-gem5.toml's O3 point, its 4 windows
-  restored from the warm checkpoints its timing points share.
+  restored from the warm checkpoints its timing points share;
+- gem5-sampled-warming-0, -1, -2: examples/sampled-warming-gem5.toml, the
+  windows of gem5-sampled without warming, with detailed warming only, with
+  functional warming only.
 
 And a run now: a stream fast-forwarded, its windows measured from the cache
 when asked again, only a missing one simulated.
@@ -70,6 +73,34 @@ def test_each_sampled_window_is_its_own_dump_of_the_window_alone():
         windows = stream(SAMPLED, host)["per_window"]
         assert len(windows) == 8
         assert [w["elapsed_s"] for w in windows] == pytest.approx([0.005] * 8, rel=1e-9)
+
+
+# examples/sampled-warming-gem5.toml: (functional_warming_ms, detailed_warming_ms)
+# of each fixture; (10, 2), the defaults, is gem5-sampled.
+WARMING = {(0.0, 0.0): "gem5-sampled-warming-0", (0.0, 2.0): "gem5-sampled-warming-1",
+           (10.0, 0.0): "gem5-sampled-warming-2", (10.0, 2.0): "gem5-sampled"}
+
+
+def _differs(fixture: str, host: str, metric: str) -> bool:
+    a = spread.measured(stream(RunDir(FIXTURES / fixture), host), metric)
+    return spread.welch(a, spread.measured(stream(CONSECUTIVE, host), metric)).significant
+
+
+def test_the_default_warming_is_what_the_windows_need():
+    """Restored cold (no warming), a window's caches miss more: the server's
+    L2 misses per packet read higher than the consecutive windows' (and the
+    client's instructions per packet lower), beyond noise. Either warming
+    alone removes it; the defaults (10 ms functional, 2 ms detailed) agree
+    with the consecutive windows in every compared metric."""
+    for (functional, detailed), fixture in WARMING.items():
+        spec = json.loads((FIXTURES / fixture / "spec.json").read_text())["experiment"]
+        assert (spec["functional_warming_ms"], spec["detailed_warming_ms"]) == (functional, detailed)
+    cold = stream(RunDir(FIXTURES / WARMING[0.0, 0.0]), "server")["l2_misses_per_pkt"]
+    assert cold > stream(CONSECUTIVE, "server")["l2_misses_per_pkt"]
+    assert _differs(WARMING[0.0, 0.0], "server", "l2_misses_per_pkt")
+    for warmed in ((0.0, 2.0), (10.0, 0.0), (10.0, 2.0)):
+        assert not any(_differs(WARMING[warmed], host, metric)
+                       for host in ("server", "client") for metric in COMPARED), warmed
 
 
 def test_a_warm_checkpoint_restored_on_o3_streams_in_every_window():
