@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from ..machine.staged_dir import TMP_PREFIX
 Progress = Callable[[str], Any]
 
 MANIFEST = "manifest.json"
+# How often a process waiting for another to make an artifact looks again (locked_unless).
+LOCK_POLL_S = 1.0
 
 
 def cache_dir() -> Path:
@@ -90,6 +93,35 @@ def locked(name: str, progress: Progress, shared: bool = False) -> Iterator[None
             fcntl.flock(f, mode)
         try:
             yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def locked_unless(name: str, done: Callable[[], bool], progress: Progress) -> Iterator[bool]:
+    """Holds `locks/<name>.lock` exclusively to make an artifact, yielding
+    True; or yields False, without the lock, once `done()` says another
+    process made it. Polled, not queued: a process that made the artifact
+    goes on to hold the lock shared while it uses it, and a waiter queued
+    for the exclusive lock would wait for that use to end too."""
+    path = cache_dir() / "locks" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as f:
+        said = False
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if done():
+                    yield False
+                    return
+                if not said:
+                    progress(f"{name}: waiting for another g5net process making it ({path})")
+                    said = True
+                time.sleep(LOCK_POLL_S)
+        try:
+            yield True
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
 

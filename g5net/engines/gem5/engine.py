@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...artifacts.cache import locked, locked_if_free, staging
+from ...artifacts.cache import locked, locked_if_free, locked_unless, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
 from ...machine import atomic
@@ -356,8 +356,8 @@ class Gem5Engine(Engine):
         if ckpt.exists():
             progress(f"restoring checkpoint {ckpt.path} (booted earlier)")
             return ckpt, {}
-        with locked(checkpoints.lock_name(ckpt.key), progress):
-            if ckpt.exists():
+        with locked_unless(checkpoints.lock_name(ckpt.key), ckpt.exists, progress) as mine:
+            if not mine or ckpt.exists():
                 progress(f"restoring checkpoint {ckpt.path} (booted by another run meanwhile)")
                 return ckpt, {}
             return ckpt, self._boot(spec, artifacts, ckpt, rd, deadline, progress)
@@ -536,8 +536,8 @@ class Gem5Engine(Engine):
         for h in spec.hosts:
             rd.job_script(h.name).write_text(jobs[h.name])
         if not warm.exists():
-            with locked(warm.lock_name, progress):
-                if not warm.exists():
+            with locked_unless(warm.lock_name, warm.exists, progress) as mine:
+                if mine and not warm.exists():
                     return warm, self._fast_forward(spec, artifacts, ckpt, warm, jobs, rd, deadline,
                                                     progress)
         return warm, None

@@ -1,0 +1,52 @@
+"""The cache's locks between processes: a process waiting to make an
+artifact that another process made goes on as soon as it exists, though the
+maker holds the lock shared while it uses the artifact (locked_unless)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from g5net.artifacts.cache import LOCK_POLL_S, locked_unless
+
+# The maker: makes the artifact under the exclusive lock, then uses it for
+# USE_S under the shared lock, as a run boots a checkpoint and restores it.
+MAKER = """
+import sys, time
+from pathlib import Path
+from g5net.artifacts.cache import locked
+with locked("thing", print):
+    print("making", flush=True)
+    time.sleep(1.0)
+    Path(sys.argv[1]).write_text("made")
+with locked("thing", print, shared=True):
+    time.sleep(float(sys.argv[2]))
+"""
+USE_S = 20.0
+
+
+def test_a_waiter_goes_on_once_the_artifact_exists(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("G5NET_CACHE", str(tmp_path / "cache"))
+    artifact = tmp_path / "artifact"
+    maker = subprocess.Popen([sys.executable, "-c", MAKER, str(artifact), str(USE_S)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert maker.stdout is not None and maker.stdout.readline() == "making\n"
+        said: list[str] = []
+        t0 = time.monotonic()
+        with locked_unless("thing", artifact.exists, said.append) as mine:
+            waited = time.monotonic() - t0
+            assert not mine and artifact.read_text() == "made"
+        assert waited < 1.0 + 3 * LOCK_POLL_S < USE_S
+        assert len(said) == 1 and "waiting for another g5net process making it" in said[0]
+    finally:
+        maker.kill()
+        maker.wait()
+
+
+def test_with_nobody_else_the_caller_makes_it(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("G5NET_CACHE", str(tmp_path / "cache"))
+    with locked_unless("thing", lambda: False, print) as mine:
+        assert mine
