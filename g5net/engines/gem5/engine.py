@@ -478,7 +478,8 @@ class Gem5Engine(Engine):
         if len(todo) < n:
             progress(f"{n - len(todo)} of {n} windows measured earlier" +
                      (": measuring the rest" if todo else ""))
-        parallel = min(len(todo), os.cpu_count() or 1)
+        # The cores this process may use: on a SLURM node, its allocation's.
+        parallel = min(len(todo), len(os.sched_getaffinity(0)))
         if todo:
             progress(f"measuring {len(todo)} windows from warm checkpoints {warm.key[:12]}, "
                      f"{parallel} at a time, on {spec.hosts[0].cpu.model} CPUs with caches")
