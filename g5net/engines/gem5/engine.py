@@ -124,6 +124,9 @@ def job_script(spec: Spec, host: Host) -> str:
     every host of per-host processes its own and ends the run itself; a profiled
     first workload finds the profiler on from the boot (checkpoint_stub)."""
     per_host = spec.experiment.processes == "per-host"
+    if sampled(spec.experiment):
+        # Run by the fast-forward, which points differing only after it share.
+        spec = fast_forward_spec(spec)
     return job.render(spec, host, dumps_stats=per_host or host.name == job.stats_host(spec).name,
                       profiler_at_boot=job.first_profiled(spec), ends_run=per_host)
 
@@ -457,8 +460,7 @@ class Gem5Engine(Engine):
     def warm_checkpoints(self, spec: Spec, boot: Checkpoint) -> tuple[WarmCheckpoints, dict[str, str]]:
         """The warm checkpoints of sampled `spec` from its boot checkpoint
         (whether they exist yet or not), and the jobs its fast-forward runs."""
-        forward = fast_forward_spec(spec)
-        jobs = {h.name: job_script(forward, h) for h in spec.hosts}
+        jobs = {h.name: job_script(spec, h) for h in spec.hosts}
         return WarmCheckpoints.of(warm_state(spec, boot, jobs)), jobs
 
     def _sampled(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
