@@ -11,8 +11,8 @@ fast-forwarded into warm checkpoints, each restored on its own for one window.
 2. windows: each warm checkpoint restored in a gem5 process of its own, on
    the spec's caches, CPUs starting as `cpu.boot_model` (functional warming)
    and switched to `cpu.model` (detailed warming), then one window between a
-   statistics reset and a dump. They run at once, as many as the point's
-   processes (Gem5Engine.resources); each finished window is kept in the
+   statistics reset and a dump. They run at once, as many as the process
+   may use cores (its CPU affinity); each finished window is kept in the
    cache beside its warm checkpoint under the run's identity, so a point
    that was stopped resumes its missing windows only.
 
@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...contract.gem5 import RESTORE_FREE_EXPERIMENT_KEYS, RESTORE_FREE_HOST_KEYS, SWITCHED_CPUS
 from ...runs.rundir import console_name
 from ...spec import Spec
-from .checkpoints import Checkpoint, checkpoint_dir, tree_bytes
-from ...contract.gem5 import RESTORE_FREE_EXPERIMENT_KEYS, RESTORE_FREE_HOST_KEYS, SWITCHED_CPUS
+from .checkpoints import Checkpoint, checkpoint_dir, checkpoint_key, tree_bytes
 
 # Bumped when what a warm checkpoint holds changes in a way its key cannot see.
 WARM_FORMAT = 1
@@ -89,7 +89,7 @@ class WarmCheckpoints:
 
     @classmethod
     def of(cls, state: dict) -> WarmCheckpoints:
-        key = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+        key = checkpoint_key(state)
         return cls(key, checkpoint_dir() / f"warm-{key[:32]}", state)
 
     @property
