@@ -2,8 +2,8 @@
 
 Standard library only: gem5's embedded Python imports this module (and
 g5net.errors, g5net.contract) to read the resolved spec (as JSON) that the
-gem5 engine hands to `configs/`; what it imports only inside a function is
-never called there.
+gem5 engine hands to `configs/`. The host reads spec files and dicts through
+g5net.model.specs, which adds the workload kinds' own checks to this schema's.
 
 Layout of a spec file::
 
@@ -13,8 +13,8 @@ Layout of a spec file::
     [link]                  the Ethernet between hosts
     [workloads.<name>]      run in file order; `kind` picks the benchmark
 
-Validation happens once, in `load`/`from_dict`; every error names the dotted
-key, the bad value and what is allowed.
+Validation happens once, at the edge (g5net.model.specs.load/from_dict); every
+error names the dotted key, the bad value and what is allowed.
 
 Names (experiment.name and the NAME of [hosts.NAME] and [workloads.NAME]) are
 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit,
@@ -25,14 +25,11 @@ values and kernel parameters. Numbers are finite; integers are bounded.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import ipaddress
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Mapping, TypeGuard
 
 from .contract import catalogue
@@ -124,8 +121,6 @@ REPEAT_START_US = 137.0
 # Windows of a region (experiment.windows): a mean and its spread need two; a
 # run of more than a thousand is a sweep's work.
 MAX_WINDOWS = 1000
-# A spec, sweep table included, is a page or two of TOML.
-MAX_SPEC_BYTES = 4 * 2**20
 # Every flow of every workload listens on a TCP or UDP port of its own, from
 # the first of these on (g5net/workloads/flows.py), and the last port is 65535.
 FLOW_PORTS = (5001, 65535)
@@ -565,12 +560,17 @@ NOT_DEFAULTS = ("name", "role", "ip", "peer", "replicas")
 _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 
 
-def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = True) -> Spec:
-    """Validate a spec given as nested dicts (parsed TOML or a resolved JSON spec).
+def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = False) -> Spec:
+    """Validate a spec given as nested dicts (parsed TOML or a resolved JSON
+    spec) against the schema: every key, value and combination this module
+    knows. The workload kinds' own checks come on top of it on the host side
+    (g5net.model.specs, which the host reads every spec through); gem5's side
+    reads a spec the host has checked so.
 
     A `[sweep]` table is accepted and ignored here: `g5net.model.sweep` expands it.
-    Without `kind_checks`, the workload kinds' own checks are left out: gem5's
-    side, which must not import the kinds, reads a spec the host side checked.
+    `kind_checks` is not read: configs/g5net_components/params.py still says
+    False, and goes without it at the next change to configs/ (one that
+    changes every run id, so it waits for one that must).
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:
@@ -613,10 +613,6 @@ def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = True) 
 
     spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
     _check_combinations(spec)
-    if kind_checks:
-        # Each kind's own checks live with the kind (g5net/workloads/checks.py says why).
-        from .workloads import checks
-        checks.check(spec)
     return spec
 
 
@@ -942,54 +938,3 @@ def check_cpu_list(key: str, cpus: list, count: int, host: str = "") -> None:
         if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < count:
             where = f" on hosts.{host}" if host else ""
             raise SpecError(f"{key}: CPU {quoted(c)} does not exist{where} (0..{count - 1})")
-
-
-def parse_toml(text: str, source: str = "spec") -> dict:
-    """`text` as nested dicts; SpecError naming `source` for what is not a spec's TOML."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{source}: not valid TOML: {e}") from e
-    except (RecursionError, MemoryError):
-        raise SpecError(f"{source}: not valid TOML: nested too deeply") from None
-    _reject_dates(data, source)
-    return data
-
-
-def _reject_dates(data: dict, source: str) -> None:
-    """A spec holds numbers, strings, booleans, lists and tables: a TOML date or
-    time would reach JSON, which cannot hold one. Iterative: data may be deep."""
-    stack: list[tuple[str, Any]] = [("", data)]
-    while stack:
-        key, value = stack.pop()
-        if isinstance(value, dict):
-            stack += [(f"{key}.{k}" if key else k, v) for k, v in value.items()]
-        elif isinstance(value, list):
-            stack += [(f"{key}[{i}]", v) for i, v in enumerate(value)]
-        elif isinstance(value, (datetime.date, datetime.time)):
-            raise SpecError(f"{source}: {key}: {value} is a date or time, which no key takes "
-                            f"(quote it to make it a string)")
-
-
-def read_toml(path: Path) -> dict:
-    """The TOML file at `path` as nested dicts; SpecError naming the file."""
-    # Here, not at the top: gem5's Python imports this module, and must not
-    # import the rest of g5net (it never reads a spec file).
-    from .machine.bounded_read import read_bytes
-    try:
-        text = read_bytes(path, MAX_SPEC_BYTES).decode("utf-8")
-    except OSError as e:
-        raise SpecError(f"{path}: cannot read spec: {e.strerror}") from e
-    except UnicodeDecodeError as e:
-        raise SpecError(f"{path}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
-    return parse_toml(text, str(path))
-
-
-def loads(text: str, *, source: str = "spec") -> Spec:
-    return from_dict(parse_toml(text, source), source=source)
-
-
-def load(path: str | Path) -> Spec:
-    path = Path(path)
-    return from_dict(read_toml(path), source=str(path))
-

@@ -33,6 +33,7 @@ from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
 from g5net.engines.base import BootFailed  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -42,14 +43,14 @@ BOOT_LIMIT_S = 4 * 3600
 
 
 def pair(cpus: int) -> specmod.Spec:
-    d = specmod.load(SPEC).to_dict()
+    d = specs.load(SPEC).to_dict()
     d["experiment"]["name"] = f"boot-{cpus}cpu"
     for h in d["hosts"].values():
         if cpus == 64:
             h["cpu"] = {"preset": "niagara2", "model": "timing", "boot_model": "atomic"}
         elif cpus > 1:
             h["cpu"].update(cores=cpus // 2, threads_per_core=2)
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 # Where one phase of a Linux 6.1 x86 boot ends: the first console line that
@@ -72,7 +73,7 @@ def verbose_pair(cpus: int) -> specmod.Spec:
     d["experiment"]["name"] += "-loglevel7"
     for h in d["hosts"].values():
         h["kernel_args"] = [*h.get("kernel_args", []), "loglevel=7"]
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def booted(engine, spec: specmod.Spec, clock: list[tuple[float, float]] | None = None):

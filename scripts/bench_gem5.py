@@ -17,6 +17,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.stats import iter_dumps  # noqa: E402
 
@@ -24,10 +25,10 @@ SPEC = REPO / "examples" / "quickstart-gem5.toml"
 
 
 def with_model(model: str) -> specmod.Spec:
-    d = specmod.load(SPEC).to_dict()
+    d = specs.load(SPEC).to_dict()
     for h in d["hosts"].values():
         h["cpu"]["model"] = model
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def speed(label: str, host_s: float, sim_s: float, insts: float | None) -> str:

@@ -31,6 +31,7 @@ from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
 from g5net.machine import wakeups  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -40,9 +41,9 @@ LIMIT_S = 4 * 3600
 
 
 def layout(path: Path, processes: str) -> specmod.Spec:
-    d = specmod.load(path).to_dict()
+    d = specs.load(path).to_dict()
     d["experiment"].update(processes=processes, timeout_s=LIMIT_S)
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def measured(engine, spec: specmod.Spec) -> tuple[float, float, float]:

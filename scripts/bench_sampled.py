@@ -31,6 +31,7 @@ from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
 from g5net.model import sweep  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -40,12 +41,12 @@ LIMIT_S = 4 * 3600
 
 
 def o3(method: str) -> specmod.Spec:
-    d = specmod.load(SPEC).to_dict()
+    d = specs.load(SPEC).to_dict()
     d["experiment"].update(window_method=method, windows=4, timeout_s=LIMIT_S,
                            name=f"bench-sampled-{method}")
     for h in d["hosts"].values():
         h["cpu"]["model"] = "o3"
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def timed(spec: specmod.Spec, store: Path, arts, lines: list[str]) -> tuple[float, str]:

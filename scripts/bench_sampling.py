@@ -23,6 +23,7 @@ sys.path.insert(0, str(REPO))
 from benchlib import gem5_engine  # noqa: E402
 
 from g5net import spec as specmod  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
 
@@ -32,9 +33,9 @@ LIMIT_S = 4 * 3600
 
 
 def sampled(period_us: float) -> specmod.Spec:
-    d = specmod.load(SPEC).to_dict()
+    d = specs.load(SPEC).to_dict()
     d["experiment"].update(pc_sample_us=period_us, timeout_s=LIMIT_S)
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def plain_metrics(rd: RunDir) -> dict:

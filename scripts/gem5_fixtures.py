@@ -50,10 +50,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from g5net import engines  # noqa: E402
-from g5net import spec as specmod  # noqa: E402
 from g5net.artifacts.cache import portable_text  # noqa: E402
 from g5net.metrics import derive as run_metrics  # noqa: E402
 from g5net.model import sweep  # noqa: E402
+from g5net.model import specs  # noqa: E402
 from g5net.runners import execute as run  # noqa: E402
 from g5net.runs import record as run_record  # noqa: E402
 from g5net.runs.rundir import RunDir  # noqa: E402
@@ -89,7 +89,7 @@ FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 
 def make(name: str, spec_path: Path, point: int | None, engine_files: bool) -> None:
-    spec = specmod.load(spec_path) if point is None else sweep.load(spec_path).points[point].spec
+    spec = specs.load(spec_path) if point is None else sweep.load(spec_path).points[point].spec
     out = FIXTURE_DIR / name
     engine = engines.get("gem5")
     if sampled(spec.experiment) and engine_files:
@@ -166,7 +166,7 @@ def portable_config(text: str) -> str:
 def remeasure(name: str) -> None:
     """metrics.json of the fixture `name` from its stats.txt and results.json."""
     rd = RunDir(FIXTURE_DIR / name)
-    spec = specmod.from_dict(json.loads(rd.spec_json.read_text()))
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
     record = rd.read_run()
     metrics = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd,
                                   record.get("boards"))

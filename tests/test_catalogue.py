@@ -14,6 +14,7 @@ import pytest
 
 from g5net import spec
 from g5net.contract import catalogue
+from g5net.model import specs
 
 NICS = Path(__file__).resolve().parents[1] / "configs" / "g5net_components" / "nics"
 HOSTS = {"server": {"role": "server"}, "client": {"role": "client"}}
@@ -48,7 +49,7 @@ def test_the_spec_offers_the_catalogues_names():
 def test_every_cpu_preset_is_a_valid_set_of_defaults(preset: catalogue.CpuPreset):
     data = {"experiment": {"engine": "gem5"}, "host": {"cpu": {"preset": preset.name}},
             "hosts": HOSTS, "workloads": {"stream": {"kind": "iperf"}}}
-    host = spec.from_dict(data).host("server")
+    host = specs.from_dict(data).host("server")
     for table, keys in preset.defaults.items():
         for key, value in keys.items():
             assert getattr(getattr(host, table), key) == value, f"{preset.name}: {table}.{key}"

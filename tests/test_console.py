@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.commands import console
 from g5net.engines.gem5.boards import console_socket
 from g5net.errors import G5netError
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 
 
 def make_run(store: Path, dirname: str, engine: str, quickstart_text: str) -> RunDir:
     rd = RunDir(store / dirname)
     rd.m5out.mkdir(parents=True)
-    rd.spec_json.write_text(specmod.loads(quickstart_text).with_engine(engine).to_json())
+    rd.spec_json.write_text(specs.loads(quickstart_text).with_engine(engine).to_json())
     return rd
 
 

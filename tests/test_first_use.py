@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from g5net import artifacts
-from g5net import spec as specmod
 from g5net.artifacts import kernels
 from g5net.commands.artifacts import kernels_for
+from g5net.model import specs
 from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def test_build_for_the_quickstart_takes_one_kernel_and_the_image():
 
 
 def test_a_run_says_which_hosts_wait_for_a_kernel(builds):
-    spec = specmod.load(EXAMPLES / "quickstart.toml")
+    spec = specs.load(EXAMPLES / "quickstart.toml")
     run.resolve_artifacts(spec, progress=lambda m: None)
     assert builds == [("kernel-smp", "quickstart: server, client boot it"),
                       ("image", "quickstart: every host boots it")]

@@ -31,6 +31,7 @@ from g5net.engines.gem5 import (
 from g5net.engines.gem5.run_config import run_config
 from g5net.errors import BootError, Gem5Error, SpecError
 from g5net.guest import protocol
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -115,7 +116,7 @@ def fake_gem5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: Path) -> P
 
 @pytest.fixture
 def quickstart(quickstart_text: str) -> specmod.Spec:
-    return specmod.loads(quickstart_text).with_engine("gem5")
+    return specs.loads(quickstart_text).with_engine("gem5")
 
 
 def fake_artifacts(tmp_path: Path) -> Artifacts:
@@ -142,7 +143,7 @@ def override(spec: specmod.Spec, text: str) -> specmod.Spec:
                 merge(h, values)
         else:
             merge(d.setdefault(table, {}), values)
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 # ------------------------------------------------------------------ discovery
@@ -205,7 +206,7 @@ def test_board_names_keep_good_host_names_and_fix_others(quickstart: specmod.Spe
     d = quickstart.to_dict()
     d["hosts"] = {"server": d["hosts"]["server"], "client-1": d["hosts"]["client"],
                   "network": dict(d["hosts"]["client"], ip="10.0.0.9")}
-    spec = specmod.from_dict(d)
+    spec = specs.from_dict(d)
     assert boards.board_names(spec) == {"server": "server", "client-1": "host_client_1",
                                       "network": "host_network"}
 
@@ -267,7 +268,7 @@ def test_check_spec_rejects_what_gem5_cannot_build(quickstart: specmod.Spec):
     d = quickstart.to_dict()
     d["hosts"]["client"]["nic"]["count"] = 2
     with pytest.raises(Gem5Error, match=r"nic.count: .*same count"):
-        engine.check_spec(specmod.from_dict(d))
+        engine.check_spec(specs.from_dict(d))
 
 
 def _key(spec: specmod.Spec, tmp_path: Path, arts: Artifacts | None = None, gem5: str = "g",
@@ -346,7 +347,7 @@ def test_config_json_is_what_the_gem5_config_reads(quickstart: specmod.Spec, tmp
 def test_config_json_matches_golden(phase: str, tmp_path: Path):
     """What a config receives, as a golden file: a change shows in review.
     Regenerate with: G5NET_REGEN_GOLDEN=1 pytest tests/test_gem5_engine.py"""
-    spec = specmod.load(REPO / "examples" / "quickstart-gem5.toml")
+    spec = specs.load(REPO / "examples" / "quickstart-gem5.toml")
     arts = fake_artifacts(Path("/artifacts"))
     readfiles = {h.name: Path(f"/run/job-{h.name}.sh") for h in spec.hosts}
     text = run_config(contract.Phase(phase), spec, arts, readfiles,

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.guest.protocol import STUB_MARK
 from g5net.metrics import derive as run_metrics
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
 from g5net.engines.gem5.engine import job_script
@@ -25,7 +25,7 @@ from g5net.workloads import results
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = RunDir(FIXTURES / "gem5-quickstart")
-SPEC = specmod.from_dict(json.loads(FIXTURE.spec_json.read_text()))
+SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 
 
 SMP = RunDir(FIXTURES / "gem5-smp")
@@ -45,7 +45,7 @@ def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     """A fixture's consoles and stats are what its job scripts did: where the
     product now writes other jobs, the fixture no longer shows what a run does."""
     rd = RunDir(fixture)
-    spec = specmod.from_dict(json.loads(rd.spec_json.read_text()))
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
     for host in spec.hosts:
         assert rd.job_script(host.name).read_text() == job_script(spec, host), \
             f"{fixture.name}: job-{host.name}.sh is not what g5net writes now: rerun scripts/gem5_fixtures.py"
@@ -59,7 +59,7 @@ def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
     for board, insts in provenance["boot"]["insts"].items():
         assert len(insts) == 4 and min(insts) > 1_000_000, (board, insts)
     got = json.loads(SMP.results_json.read_text())
-    spec = specmod.from_dict(json.loads(SMP.spec_json.read_text()))
+    spec = specs.from_dict(json.loads(SMP.spec_json.read_text()))
     for h in spec.hosts:
         assert got[h.name]["workloads"]["stream"]["roi"]["cpus"] == 4
     assert got["client"]["workloads"]["stream"]["throughput_mbps"] > 0
@@ -125,7 +125,7 @@ def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: 
     map is how the metrics find them."""
     d = json.loads(FIXTURE.spec_json.read_text())
     d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
-    spec = specmod.from_dict(d)
+    spec = specs.from_dict(d)
     boards = board_names(spec)
     assert boards == {"server": "server", "client-1": "host_client_1"}
     rd = RunDir(tmp_path)

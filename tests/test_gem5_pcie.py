@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps
 
@@ -102,7 +102,7 @@ def test_the_link_is_busy_for_the_bytes_it_carried_at_its_data_rate():
     payloads: 3.37 GB/s), plus each packet's header cycles on the bus."""
     d = RunDir(FIXTURES / "gem5-mrrs-4096")
     stream = next(iter_dumps(d.stats_txt))
-    nic = spec.from_dict(json.loads(d.spec_json.read_text())).hosts[0].nic
+    nic = specs.from_dict(json.loads(d.spec_json.read_text())).hosts[0].nic
     carried = stream.value("server.pcie_links.upstream.pktSize_server.pcie_links.dma_window"
                            ".mem_side_port::server.iobus.cpu_side_ports[3]")
     busy_s = stream.value("server.pcie_links.upstream.reqLayer0.occupancy") / 1e12

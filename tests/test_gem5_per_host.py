@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines.gem5.dist import SWITCH
 from g5net.machine.local_ports import listening_ports
 from g5net.machine.wakeups import polling_idle
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
@@ -49,7 +49,7 @@ def per_host_quickstart() -> str:
 
 @pytest.fixture(scope="module")
 def per_host_run(gem5_engine, tmp_path_factory: pytest.TempPathFactory) -> RunDir:
-    spec = specmod.loads(per_host_quickstart())
+    spec = specs.loads(per_host_quickstart())
     return run.execute(spec, tmp_path_factory.mktemp("runs"), progress=lambda line: None)
 
 
@@ -213,5 +213,5 @@ def check_fan_in(rd: RunDir, each_bytes: int = FAN_IN_BYTES) -> None:
 
 
 def test_a_4_host_fan_in_runs_through_the_switch_process(gem5_engine, tmp_path: Path):
-    rd = run.execute(specmod.loads(per_host_fan_in()), tmp_path, progress=lambda line: None)
+    rd = run.execute(specs.loads(per_host_fan_in()), tmp_path, progress=lambda line: None)
     check_fan_in(rd)

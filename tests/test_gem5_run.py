@@ -18,6 +18,7 @@ import pytest
 from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
 from g5net.metrics import profile
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
@@ -35,12 +36,12 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def quickstart(**nic: object) -> specmod.Spec:
     """examples/quickstart-gem5.toml (the quickstart sized for gem5) with smoke-sized
     workloads (a 1 MB stream, NetPIPE up to 256 bytes), NIC keys overridden."""
-    d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
     for h in d["hosts"].values():
         h["nic"].update(nic)
     d["workloads"]["stream"]["bytes"] = 1_000_000
     d["workloads"]["latency"].update(max_bytes=256, repeats=5)
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def nic_counters(stats_txt: Path, spec: specmod.Spec) -> list[dict[str, float]]:
@@ -108,7 +109,7 @@ def test_sampled_program_counters_say_where_the_time_went_and_change_nothing(
     guest cannot notice it, so every NIC counter is the unsampled run's."""
     d = quickstart().to_dict()
     d["experiment"]["pc_sample_us"] = 50
-    sampled = specmod.from_dict(d)
+    sampled = specs.from_dict(d)
     t0 = time.monotonic()
     rd = run.execute(sampled, store, progress=print)
     record = rd.read_run()

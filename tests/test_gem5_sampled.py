@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 
@@ -64,7 +64,7 @@ def test_sampled_windows_agree_with_consecutive_ones_within_their_intervals(host
 
 
 def test_each_sampled_window_is_its_own_dump_of_the_window_alone():
-    spec = specmod.from_dict(json.loads(SAMPLED.spec_json.read_text()))
+    spec = specs.from_dict(json.loads(SAMPLED.spec_json.read_text()))
     record = SAMPLED.read_run()
     recomputed = run_metrics.compute(spec, json.loads(SAMPLED.results_json.read_text()), SAMPLED,
                                      record["boards"])
@@ -118,10 +118,10 @@ def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
     """examples/sampled-gem5.toml, smoke-sized (2 windows of 1 ms): the stream
     fast-forwarded once, each window from its own warm checkpoint; asked
     again with one window's result gone, only that window is simulated."""
-    d = specmod.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
     d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=5.0, sample_every_ms=2.0,
                            functional_warming_ms=2.0, detailed_warming_ms=0.5)
-    spec = specmod.from_dict(d)
+    spec = specs.from_dict(d)
     lines: list[str] = []
     rd = run.execute(spec, tmp_path / "first", progress=lines.append)
     record = rd.read_run()
@@ -149,10 +149,10 @@ def test_a_stream_that_ends_before_its_warm_checkpoints_is_a_clear_error(gem5_en
     """The spec refuses a stream too short for its windows; one that ends
     anyway (here: shortened behind the spec's back) fails the fast-forward,
     naming the checkpoint it did not reach, and leaves no warm checkpoints."""
-    d = specmod.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
     d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=20.0, sample_every_ms=2.0,
                            functional_warming_ms=2.0, detailed_warming_ms=0.5)
-    valid = specmod.from_dict(d)
+    valid = specs.from_dict(d)
     w = valid.workloads[0]
     short = dataclasses.replace(valid, workloads=(dataclasses.replace(w, duration_s=0.01),))
     rd = run.execute(short, tmp_path, progress=lambda line: None)

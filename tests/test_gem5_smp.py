@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines.gem5 import Gem5Engine
+from g5net.model import specs
 from g5net.runners import execute as run
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_a_pair_of_4_cpu_hosts_boots_and_measures(gem5_engine: Gem5Engine, tmp_path: Path):
     """examples/smp-gem5.toml: 2 cores x 2 threads per host, a 1 MB stream."""
-    spec = specmod.load(REPO / "examples" / "smp-gem5.toml")
+    spec = specs.load(REPO / "examples" / "smp-gem5.toml")
     t0 = time.monotonic()
     rd = run.execute(spec, tmp_path, progress=print)
     record = rd.read_run()
@@ -48,12 +48,12 @@ def test_a_boot_that_stops_making_progress_fails_as_stalled(gem5_engine: Gem5Eng
     """The kernel waits ten hours before it mounts the root file system
     (`rootdelay`, a word kernel_args may hold; the protocol's own, such as
     `init=`, are refused): it boots, then nothing more is printed."""
-    d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
     d["experiment"].update(name="gem5-stall", timeout_s=3600)
     for h in d["hosts"].values():
         h["kernel_args"] = ["rootdelay=36000"]
     t0 = time.monotonic()
-    rd = run.execute(specmod.from_dict(d), tmp_path, progress=print)
+    rd = run.execute(specs.from_dict(d), tmp_path, progress=print)
     wall = time.monotonic() - t0
     record = rd.read_run()
     assert record["status"] == "failed:boot", record["status"]

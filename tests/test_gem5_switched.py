@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines.gem5 import Gem5Engine
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.runs.rundir import RunDir
 
@@ -53,7 +53,7 @@ def test_fixture_shows_three_clients_into_one_server():
 @pytest.mark.gem5
 @pytest.mark.slow
 def test_real_gem5_switched_fan_in(gem5_engine: Gem5Engine, tmp_path: Path):
-    spec = specmod.load(REPO / "examples" / "switched-gem5.toml")
+    spec = specs.load(REPO / "examples" / "switched-gem5.toml")
     rd = run.execute(spec, tmp_path, progress=print)
     record = rd.read_run()
     assert record["status"] == "done", record.get("failure")

@@ -18,6 +18,7 @@ from g5net import spec as specmod
 from g5net.contract import catalogue
 from g5net.engines.gem5 import Gem5Engine
 from g5net.engines.gem5.boards import board_names
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.stats import system
 
@@ -27,11 +28,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def quickstart(**nic: object) -> specmod.Spec:
-    d = specmod.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "quickstart-gem5.toml").to_dict()
     for h in d["hosts"].values():
         h["nic"].update(nic)
         h["caches"]["l2_shared"] = True  # where DCA allocates
-    return specmod.from_dict(d)
+    return specs.from_dict(d)
 
 
 def build(engine: Gem5Engine, spec: specmod.Spec, out: Path):
@@ -88,7 +89,7 @@ def test_system_shows_the_pcie_link_the_spec_asks_for(gem5_engine, tmp_path, gen
             f"data in {mps} B payloads, 500 ns one way; reads 4 x 1024 B = 4096 B in flight") in r.stdout
     # What gem5 built: the crossbars' clock is whole picoseconds, so the
     # bandwidth is within 0.1% of the asked one and the latency within a cycle.
-    _, summary = build(gem5_engine, specmod.load(spec_path), tmp_path / "built")
+    _, summary = build(gem5_engine, specs.load(spec_path), tmp_path / "built")
     link = summary["client"]["nics"][0]["link"]
     assert link["gbytes_per_s"] == pytest.approx(data_gbps, rel=1e-3)
     assert link["latency_ns"] == pytest.approx(500.0, abs=16 / data_gbps)
@@ -99,7 +100,7 @@ def test_memory_type_and_channels_are_built(gem5_engine, tmp_path):
     d = quickstart().to_dict()
     for h in d["hosts"].values():
         h.update(memory_type="ddr3_1600", memory_channels=2)
-    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
+    _, summary = build(gem5_engine, specs.from_dict(d), tmp_path)
     # Two DDR3-1600 x64 channels: 2 x 1600 MT/s x 8 B.
     assert summary["server"]["memory"] == {"channels": 2, "gbytes_per_s": 25.6}
 
@@ -112,7 +113,7 @@ def test_every_memory_type_is_built_and_differs(gem5_engine, tmp_path):
         d = quickstart().to_dict()
         for h in d["hosts"].values():
             h["memory_type"] = memory_type
-        ini, _ = build(gem5_engine, specmod.from_dict(d), tmp_path / memory_type)
+        ini, _ = build(gem5_engine, specs.from_dict(d), tmp_path / memory_type)
         drams[memory_type] = tuple(ini["server.memory.mem_ctrl.dram"].items())
     assert len(set(drams.values())) == len(catalogue.MEMORY_TYPES)
 
@@ -141,7 +142,7 @@ def test_niagara2_preset_has_niagara2s_shape(gem5_engine, tmp_path):
     for h in d["hosts"].values():
         h["cpu"] = {"preset": "niagara2", "model": "timing"}
         h.pop("caches")
-    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
+    _, summary = build(gem5_engine, specs.from_dict(d), tmp_path)
     host = summary["server"]
     assert host["cpus"] == 64 and host["clock_ghz"] == pytest.approx(1.2, abs=0.001)
     caches = {c["object"].rstrip("0123456789"): [] for c in host["caches"]}
@@ -163,7 +164,7 @@ def test_niagara2_keys_written_win_over_the_preset(gem5_engine, tmp_path, cores,
     for h in d["hosts"].values():
         h["cpu"] = {"preset": "niagara2", "model": "timing", "cores": cores, "threads_per_core": threads}
         h["caches"] = {"l2_kib": 8192}
-    _, summary = build(gem5_engine, specmod.from_dict(d), tmp_path)
+    _, summary = build(gem5_engine, specs.from_dict(d), tmp_path)
     host = summary["server"]
     assert host["cpus"] == cores * threads and host["clock_ghz"] == pytest.approx(1.2, abs=0.001)
     [l2] = [c for c in host["caches"] if c["object"] == "cache_hierarchy.l2cache"]

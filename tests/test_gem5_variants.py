@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
+from g5net.model import specs
 from g5net.runners import execute as run
 from g5net.stats import iter_dumps, system
 
@@ -52,7 +52,7 @@ bytes = 1000000
 
 
 def test_up_kernel_jumbo_frames_two_nics_and_fan_in(gem5_engine, tmp_path):
-    spec = specmod.loads(SPEC)
+    spec = specs.loads(SPEC)
     rd = run.execute(spec, tmp_path, progress=print)
     record = rd.read_run()
     assert record["status"] == "done", record.get("failure")

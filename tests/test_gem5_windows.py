@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.analysis import check, long_table
 from g5net.commands.run import summary_rows
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
+from g5net.model import specs
 from g5net.report import readme, steady_state
 from g5net.report import runs as runsmod
 from g5net.report import xy_plot
@@ -49,7 +49,7 @@ def stream(rd: RunDir, host: str) -> dict:
 
 
 def test_windows_are_exact_and_their_metrics_are_the_stats_dumps_differences():
-    spec = specmod.from_dict(json.loads(STEADY.spec_json.read_text()))
+    spec = specs.from_dict(json.loads(STEADY.spec_json.read_text()))
     # The fixture keeps the dumps of the windows: gem5's first when the
     # warm-up ended, then one per window, each 5 simulated ms after the last.
     ticks = [int(d.value("finalTick")) for d in iter_dumps(STEADY.stats_txt)]
@@ -176,9 +176,9 @@ def test_a_windowed_run_on_gem5(gem5_engine, tmp_path: Path):
     """examples/steady-state-gem5.toml, smoke-sized (4 windows of 2 ms), run
     now: every window exact in simulated time and streaming, both ends equal
     on the wire, iperf stopped after the windows and reporting."""
-    d = specmod.load(REPO / "examples" / "steady-state-gem5.toml").to_dict()
+    d = specs.load(REPO / "examples" / "steady-state-gem5.toml").to_dict()
     d["experiment"].update(windows=4, window_ms=2.0, warmup_ms=6.0)
-    rd = run.execute(specmod.from_dict(d), tmp_path, progress=lambda line: None)
+    rd = run.execute(specs.from_dict(d), tmp_path, progress=lambda line: None)
     record = rd.read_run()
     assert record["status"] == "done", record.get("failure")
     assert record["region"]["windows"] == 4

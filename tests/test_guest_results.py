@@ -9,7 +9,7 @@ from g5net.guest.protocol import BEGIN, END
 from g5net.workloads.proc import parse_snmp
 from g5net.workloads.results import extract_block, host_results, workload_errors
 from g5net.runs.rundir import RunDir
-from g5net.spec import from_dict
+from g5net.model.specs import from_dict
 
 # /proc/net/snmp as Linux 6.1 prints it, before and after an ICMP port-unreachable arrived:
 # the IcmpMsg rows appear only once some ICMP type has been counted.

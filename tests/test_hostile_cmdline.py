@@ -17,6 +17,7 @@ from g5net.engines import qemu
 from g5net.engines.gem5 import cmdline
 from g5net.errors import SpecError
 from g5net.guest import kernel_cmdline
+from g5net.model import specs
 
 QUICKSTART = (EXAMPLES / "quickstart.toml").read_text()
 CHECKS = {"qemu": qemu.check_spec, "gem5": cmdline.check_cmdlines}
@@ -28,7 +29,7 @@ def _with(kernel_args: list[str] = (), sysctl: dict | None = None, host: str = "
     text = QUICKSTART.replace(f"[hosts.{host}]", f"[hosts.{host}]\nkernel_args = {json.dumps(list(kernel_args))}")
     if sysctl:
         text += "\n[host.sysctl]\n" + "".join(f'"{k}" = {json.dumps(v)}\n' for k, v in sysctl.items())
-    return spec.loads(text)
+    return specs.loads(text)
 
 
 @st.composite
@@ -86,7 +87,7 @@ def test_a_tuning_spec_that_overflows_gem5_s_loader_is_refused_before_gem5_runs(
               "net.ipv4.tcp_mtu_probing": 1, "net.core.default_qdisc": "fq"}
     text = QUICKSTART.replace("mtu = 1500", "mtu = 9000\ncount = 4")
     text += "\n[host.sysctl]\n" + "".join(f'"{k}" = {json.dumps(v)}\n' for k, v in sysctl.items())
-    s = spec.loads(text)
+    s = specs.loads(text)
     qemu.check_spec(s)
     with pytest.raises(SpecError, match=r"^hosts\.server: its kernel command line is \d+ characters, "
                                         r"more than the 511 that gem5's x86 loader holds"):

@@ -19,9 +19,10 @@ from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from g5net import cli, spec
+from g5net import cli
 from g5net.errors import CorruptRunError, G5netError, RunnerError, StudyError
 from g5net.machine import bounded_read
+from g5net.model import specs
 from g5net.model.data_paths import child
 from g5net.runners.plan import planned
 from g5net.runs import record_schema, rundir, sweepdir
@@ -131,7 +132,7 @@ def _store(tmp_path: Path, n: int) -> list[rundir.RunDir]:
     """`n` done runs of the quickstart, as run.execute commits them."""
     from g5net.runs import record as run_record
     store = tmp_path / "runs"
-    s = spec.load(EXAMPLES / "quickstart.toml")
+    s = specs.load(EXAMPLES / "quickstart.toml")
     out = []
     for i in range(n):
         rid = f"{i:02d}" * 32
@@ -365,7 +366,7 @@ def test_study_report_never_writes_outside_out(tmp_path):
 @pytest.mark.parametrize("kind", sorted(SPECIAL))
 def test_a_console_that_is_no_regular_file_is_one_line(tmp_path, capsys, kind):
     rd = _store(tmp_path, 1)[0]
-    rd.spec_json.write_text(spec.load(EXAMPLES / "quickstart.toml").to_json())
+    rd.spec_json.write_text(specs.load(EXAMPLES / "quickstart.toml").to_json())
     SPECIAL[kind](rd.console("client"))
     _one_line_exit_2(["console", str(rd.path), "--host", "client"], capsys, str(rd.console("client")))
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from g5net import cli, spec
 from g5net.errors import RunnerError, SpecError
+from g5net.model import specs
 from g5net.model.numerals import ascii_int
 from g5net.runners import slurm
 
@@ -46,7 +47,7 @@ def test_a_time_gem5_cannot_count_in_ticks_is_refused(where, value):
         text = _set(text, "link", "switch", True)
     us = value / 1000 if key.endswith("_ns") else value
     try:
-        spec.loads(_set(text, table, key, value))
+        specs.loads(_set(text, table, key, value))
     except SpecError as e:
         if 0 < us < TICK_US:
             # A sampling period has a shorter bound of its own, checked first.
@@ -65,16 +66,16 @@ def test_a_per_host_quantum_under_one_tick_is_refused(delay_us, refused):
     each way: a delay of 1.5 ps validates, and its hops of 0.75 ps do not."""
     text = PER_HOST.replace("delay_us = 1.0", f"delay_us = {delay_us}")
     if not refused:
-        assert spec.loads(text).sync_quantum_us == delay_us / 2
+        assert specs.loads(text).sync_quantum_us == delay_us / 2
         return
     with pytest.raises(SpecError, match=r"the shortest hop's delay\): 0\.\d+ ps is under one of gem5's ticks"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 def test_a_sampling_period_past_the_tick_counter_is_refused():
     text = _set(QUICKSTART.replace('engine = "qemu"', 'engine = "gem5"'), "experiment", "pc_sample_us", 1.8e13)
     with pytest.raises(SpecError, match=r"^experiment.pc_sample_us: 1.8e\+13 us is more simulated time"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 def test_more_flows_than_ports_are_refused():
@@ -83,7 +84,7 @@ def test_more_flows_than_ports_are_refused():
     for i in range(8):
         text += f'\n[workloads.s{i}]\nkind = "iperf"\nduration_s = 1\ninstances = 16\ndirection = "both"\n'
     with pytest.raises(SpecError, match=r"^workloads: 65856 flows .* at most 60535 flows$"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 @given(text=st.text(max_size=6))
@@ -143,7 +144,7 @@ def test_an_error_quoting_a_huge_or_odd_value_stays_one_short_line(where, value)
     table, key = where
     text = QUICKSTART if table != "hosts.client" else QUICKSTART.replace("[hosts.client]\n", "[hosts.client]\n", 1)
     try:
-        spec.loads(_set(text, table, key, [value] if key == "kernel_args" else value))
+        specs.loads(_set(text, table, key, [value] if key == "kernel_args" else value))
     except SpecError as e:
         message = str(e)
         assert "\n" not in message and "\r" not in message and len(message) < 400, message[:500]
@@ -153,5 +154,5 @@ def test_an_error_quoting_a_huge_or_odd_value_stays_one_short_line(where, value)
 @given(key=VALUES)
 def test_an_unknown_key_of_any_name_is_one_short_line(key):
     with pytest.raises(SpecError) as e:
-        spec.loads(QUICKSTART.replace("[link]\n", f"[link]\n{json.dumps(key)} = 1\n", 1))
+        specs.loads(QUICKSTART.replace("[link]\n", f"[link]\n{json.dumps(key)} = 1\n", 1))
     assert "\n" not in str(e.value) and len(str(e.value)) < 400

@@ -11,14 +11,14 @@ from conftest import EXAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from g5net import spec
 from g5net.errors import G5netError, SpecError, StatsParseError
 from g5net.model import sweep
+from g5net.model import specs
 from g5net.stats import iter_dumps
 from g5net.stats.parse import BEGIN, END, _parse
 
 QUICKSTART = (EXAMPLES / "quickstart.toml").read_text()
-BASE = spec.parse_toml(QUICKSTART)
+BASE = specs.parse_toml(QUICKSTART)
 # No database folder in the checkout; a deadline per example (ms) that a loaded
 # machine still meets, while a hang or a runaway expansion does not.
 # G5NET_HYPOTHESIS_EXAMPLES=5000 searches harder, for a while.
@@ -68,7 +68,7 @@ def test_from_dict_takes_any_values(changes):
     data = BASE
     for path, value in changes:
         data = _put(data, path, value)
-    _loads_or_spec_error(lambda: spec.from_dict(data))
+    _loads_or_spec_error(lambda: specs.from_dict(data))
 
 
 @PROPERTY
@@ -80,7 +80,7 @@ def test_loads_takes_mutated_text(data):
         cut = data.draw(st.integers(0, 20))
         insert = data.draw(st.text(alphabet=string.printable + "\x00\u00e9\u0661[]{}=\"'", max_size=12))
         text = text[:at] + insert + text[at + cut:]
-    _loads_or_spec_error(lambda: spec.loads(text))
+    _loads_or_spec_error(lambda: specs.loads(text))
 
 
 # ------------------------------------------------------------------ sweeps

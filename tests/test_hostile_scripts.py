@@ -16,6 +16,7 @@ from g5net.engines.base import Artifacts, EngineInfo
 from g5net.errors import RunnerError
 from g5net.guest.kernel_cmdline import build as kernel_cmdline
 from g5net.model import sweep
+from g5net.model import specs
 from g5net.runners import slurm
 from g5net.runners.plan import planned
 from g5net.runs.sweepdir import PlannedPoint, SweepDir
@@ -38,10 +39,10 @@ def _bash_n(script: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", HOSTILE)
 def test_spec_refuses_hostile_names(text):
     base = (EXAMPLES / "quickstart.toml").read_text()
-    data = spec.parse_toml(base)
+    data = specs.parse_toml(base)
     data["experiment"]["name"] = text
     with pytest.raises(spec.SpecError, match=r"^experiment\.name: name "):
-        spec.from_dict(data)
+        specs.from_dict(data)
 
 
 @pytest.mark.parametrize("text", [t for t in HOSTILE if "\n" not in t and "\r" not in t])
@@ -95,7 +96,7 @@ def _split_options(value: str) -> list[str]:
 def test_qemu_drive_values_double_commas(tmp_path, monkeypatch):
     monkeypatch.setattr(qemu.QemuEngine, "info",
                         lambda self: EngineInfo("qemu", Path("/usr/bin/qemu"), "8", "0" * 64))
-    s = spec.load(EXAMPLES / "quickstart.toml")
+    s = specs.load(EXAMPLES / "quickstart.toml")
     folder = tmp_path / "a,file.locking=off,if=none"
     kern = Kernel("smp", folder / "bz", folder / "vm", folder / "map", "1" * 64)
     arts = Artifacts({"smp": kern, "up": kern}, Image(folder / "disk.img", "2" * 64))
@@ -109,7 +110,7 @@ def test_qemu_drive_values_double_commas(tmp_path, monkeypatch):
 def test_kernel_cmdline_words_are_the_protocols_own():
     """Every word of the kernel command line comes from a validated key: the
     spec's sysctls add one word, whatever their values."""
-    s = spec.loads((EXAMPLES / "quickstart.toml").read_text()
+    s = specs.loads((EXAMPLES / "quickstart.toml").read_text()
                    + '\n[host.sysctl]\n"net.ipv4.tcp_rmem" = "4096:87380:6291456"\n')
     for h in s.hosts:
         words = kernel_cmdline(h, "qemu").split(" ")

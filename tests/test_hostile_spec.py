@@ -8,16 +8,17 @@ from conftest import EXAMPLES
 from test_spec import MINIMAL as UNNAMED
 from test_spec import error
 
-from g5net import cli, spec
+from g5net import cli
 from g5net.errors import SpecError
 from g5net.model import sweep
+from g5net.model import specs
 
 MINIMAL = '[experiment]\nname = "probe"\n' + UNNAMED
 
 
 def sweep_error(table: str, base: str = MINIMAL) -> str:
     with pytest.raises(SpecError) as e:
-        sweep.expand(spec.parse_toml(base + table))
+        sweep.expand(specs.parse_toml(base + table))
     return str(e.value)
 
 
@@ -42,7 +43,7 @@ def test_bad_host_and_workload_names_are_refused(name):
 
 def test_names_the_examples_use_are_allowed():
     for name in ("study-niagara2-nic-quick", "client-1", "a.b_c-2", "x" * 64):
-        spec.loads(MINIMAL.replace('"probe"', f'"{name}"'))
+        specs.loads(MINIMAL.replace('"probe"', f'"{name}"'))
 
 
 @pytest.mark.parametrize("value", ["1 init=/bin/sh", "1,net.core.x=2", "a=b", "x\ny", "", "'1'"])
@@ -59,7 +60,7 @@ def test_sysctl_names_that_are_no_proc_sys_path_are_refused(key):
 
 
 def test_sysctl_values_a_study_uses_are_allowed():
-    s = spec.loads(MINIMAL + '[host.sysctl]\n"net.core.rmem_max" = 104857600\n'
+    s = specs.loads(MINIMAL + '[host.sysctl]\n"net.core.rmem_max" = 104857600\n'
                    '"net.ipv4.tcp_rmem" = "4096:87380:6291456"\n"net.ipv4.tcp_congestion_control" = "cubic"\n')
     assert s.hosts[0].sysctl["net.ipv4.tcp_rmem"] == "4096:87380:6291456"
 
@@ -124,7 +125,7 @@ def test_a_spec_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(MINIMAL.replace("probe", "pr\xf6be").encode("latin-1"))
     with pytest.raises(SpecError) as e:
-        spec.load(path)
+        specs.load(path)
     at = MINIMAL.index("probe") + 2  # the o, one byte in Latin-1
     assert str(e.value) == f"{path}: not UTF-8 text (byte {at}); TOML files are UTF-8"
 
@@ -164,7 +165,7 @@ def test_too_many_points_are_refused_before_any_is_built():
 
 def test_max_points_is_a_parameter():
     with pytest.raises(SpecError, match="sweep: 2 points is more than 1 "):
-        sweep.expand(spec.parse_toml(MINIMAL + SWEPT), max_points=1)
+        sweep.expand(specs.parse_toml(MINIMAL + SWEPT), max_points=1)
 
 
 @pytest.mark.parametrize("table, message", [
@@ -184,7 +185,7 @@ def test_malformed_sweep_tables_are_spec_errors(table, message):
                                             ("host", "host.nic.mtu"),
                                             ("workloads", "workloads.stream.msg_bytes")])
 def test_an_axis_into_a_scalar_is_a_spec_error(base_key, axis):
-    data = spec.parse_toml(MINIMAL)
+    data = specs.parse_toml(MINIMAL)
     data[base_key] = {"client": 5} if base_key == "hosts" else (5 if base_key == "host" else {"stream": 5})
     data["sweep"] = {axis: [1, 2]}
     with pytest.raises(SpecError) as e:
@@ -193,7 +194,7 @@ def test_an_axis_into_a_scalar_is_a_spec_error(base_key, axis):
 
 
 def test_hosts_that_are_no_table_with_a_host_axis_is_a_spec_error():
-    data = spec.parse_toml(MINIMAL)
+    data = specs.parse_toml(MINIMAL)
     data["hosts"] = 5
     data["sweep"] = {"hosts.client.replicas": [1, 2]}
     with pytest.raises(SpecError, match=r"'hosts.client.replicas': hosts: expected a table, got 5"):

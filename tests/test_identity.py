@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from g5net import engines
-from g5net import spec as specmod
 from g5net.artifacts.images import Image
 from g5net.artifacts.kernels import Kernel
 from g5net.engines.base import Artifacts, EngineInfo, Outcome
 from g5net.engines.qemu import QemuEngine
 from g5net.model import identity
+from g5net.model import specs
 from g5net.runners.execute import execute
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,7 +46,7 @@ def test_there_are_committed_runs_to_check():
 @pytest.mark.parametrize("run_json", RECORDS, ids=lambda p: p.parent.name)
 def test_a_committed_runs_id_is_recomputed_from_its_record(run_json: Path):
     record = json.loads(run_json.read_text())
-    spec = specmod.from_dict(record["spec"], source=str(run_json))
+    spec = specs.from_dict(record["spec"], source=str(run_json))
     artifacts = {name: a["digest"] for name, a in record["artifacts"].items()}
     assert identity.run_id(spec, artifacts, engine_key(record, run_json)) == record["run_id"]
     if run_json.parent.parent.name == "results":  # a study's runs keep their run directories' names
@@ -55,14 +55,14 @@ def test_a_committed_runs_id_is_recomputed_from_its_record(run_json: Path):
 
 def test_what_is_a_label_leaves_the_id_as_it_is():
     record = json.loads(RECORDS[0].read_text())
-    spec = specmod.from_dict(record["spec"])
+    spec = specs.from_dict(record["spec"])
     artifacts = {name: a["digest"] for name, a in record["artifacts"].items()}
     engine = {"name": "gem5", "digest": "0" * 64}
 
     def run_id(**experiment) -> str:
         d = json.loads(json.dumps(record["spec"]))
         d["experiment"].update(experiment)
-        return identity.run_id(specmod.from_dict(d), artifacts, engine)
+        return identity.run_id(specs.from_dict(d), artifacts, engine)
     same = identity.run_id(spec, artifacts, engine)
     assert run_id(name="renamed") == run_id(pc_sample_us=0) == run_id(processes="one") == same
     assert len({same, run_id(pc_sample_us=50), run_id(processes="per-host"), run_id(timeout_s=7200)}) == 4
@@ -81,7 +81,7 @@ class _SilentEngine(QemuEngine):
 
 def test_a_run_records_what_its_id_is_recomputed_from(tmp_path, monkeypatch):
     monkeypatch.setattr(engines, "get", lambda name, options: _SilentEngine())
-    spec = specmod.load(REPO / "examples" / "quickstart.toml")
+    spec = specs.load(REPO / "examples" / "quickstart.toml")
     kernel = Kernel("smp", tmp_path / "bz", tmp_path / "vm", tmp_path / "map", "1" * 64)
     arts = Artifacts({"smp": kernel}, Image(tmp_path / "img", "2" * 64))
     record = execute(spec, tmp_path / "results", progress=lambda m: None, arts=arts).read_run()

@@ -10,6 +10,7 @@ from g5net import spec
 from g5net.engines import qemu
 from g5net.engines.gem5 import engine as gem5_engine
 from g5net.guest import protocol
+from g5net.model import specs
 from g5net.spec import Host, Spec
 from g5net.workloads import flows, job
 
@@ -36,18 +37,18 @@ def check_golden(text: str, name: str) -> None:
 
 @pytest.mark.parametrize("host", ["server", "client"])
 def test_quickstart_job_matches_golden(quickstart_text, host):
-    s = spec.loads(quickstart_text)
+    s = specs.loads(quickstart_text)
     check_golden(render(s, s.host(host)), f"job-quickstart-{host}.sh")
 
 
 @pytest.mark.parametrize("host", ["server", "client"])
 def test_multinic_job_matches_golden(quickstart_text, host):
-    s = spec.loads(multinic(quickstart_text))
+    s = specs.loads(multinic(quickstart_text))
     check_golden(render(s, s.host(host)), f"job-multinic-{host}.sh")
 
 
 def test_streams_run_once_per_nic_at_once_and_netpipe_once(quickstart_text):
-    s = spec.loads(multinic(quickstart_text))
+    s = specs.loads(multinic(quickstart_text))
     client = render(s, s.host("client")).splitlines()
     server = render(s, s.host("server")).splitlines()
     streams = [l for l in client if l.startswith("g5_capture stream ")
@@ -67,7 +68,7 @@ def test_streams_run_once_per_nic_at_once_and_netpipe_once(quickstart_text):
 def test_nic_setup_covers_every_nic(quickstart_text):
     text = multinic(quickstart_text).replace("cores = 1", "cores = 2").replace(
         "count = 2", "count = 2\noffloads = {tso = false}\nirq_cpus = [1]")
-    s = spec.loads(text)
+    s = specs.loads(text)
     lines = render(s, s.host("client")).splitlines()
     assert "g5_capture nic-offloads ethtool -K eth0 tso off" in lines
     assert "g5_capture nic-offloads.nic1 ethtool -K eth1 tso off" in lines
@@ -78,7 +79,7 @@ def test_options_reach_the_command_line(quickstart_text):
     text = quickstart_text.replace("msg_bytes = 131072", "msg_bytes = 8192\nwindow_bytes = 262144\n"
                                    "streams = 4\nclient_cpus = [1]").replace('"tcp"', '"udp"')
     text = text.replace("cores = 1", "cores = 2").replace('mtu = 1500', 'mtu = 9000\noffloads = {tso = false}\nirq_cpus = [0]')
-    s = spec.loads(text)
+    s = specs.loads(text)
     client = render(s, s.host("client"))
     assert "g5_pin 1 iperf -c 10.0.0.1 -P 4" in client
     assert "-l 8192 -y C -w 262144 -u -b 1000.0M" in client
@@ -89,7 +90,7 @@ def test_options_reach_the_command_line(quickstart_text):
 
 
 def test_every_flow_has_its_own_port(quickstart_text):
-    s = spec.loads(multinic(quickstart_text))
+    s = specs.loads(multinic(quickstart_text))
     ports = [i.port for w in s.workloads for i in flows.instances(s, s.host("client"), w)]
     assert ports == [5001, 5002, 5003, 5004, 5005]  # stream x2 NICs, latency, stream3 x2 NICs
     assert ports == [i.port for w in s.workloads for i in flows.instances(s, s.host("server"), w)]
@@ -97,7 +98,7 @@ def test_every_flow_has_its_own_port(quickstart_text):
 
 def three_hosts(quickstart_text: str, extra: str = "") -> spec.Spec:
     """The quickstart with `replicas = 2` clients (a switch joins them)."""
-    return spec.loads(quickstart_text.replace('[hosts.client]\nrole = "client"',
+    return specs.loads(quickstart_text.replace('[hosts.client]\nrole = "client"',
                                               '[hosts.client]\nrole = "client"\nreplicas = 2')
                       .replace('kind = "iperf"', 'kind = "iperf"' + extra, 1))
 
@@ -121,9 +122,9 @@ def test_hot_spot_runs_one_netpipe_receiver_per_client(quickstart_text):
 
 
 def test_direction_receive_and_both(quickstart_text):
-    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "receive"', 1))
+    s = specs.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "receive"', 1))
     assert render(s, s.host("client")).count(" -R") == 1
-    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "both"', 1))
+    s = specs.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\ndirection = "both"', 1))
     client = [i for i in flows.instances(s, s.host("client"), s.workloads[0])]
     server = [i for i in flows.instances(s, s.host("server"), s.workloads[0])]
     assert [(i.item, i.direction) for i in client] == [("stream.send", "send"), ("stream.receive", "receive")]
@@ -135,14 +136,14 @@ def test_direction_receive_and_both(quickstart_text):
 def test_instances_are_processes_each_pinned_to_its_own_cpus(quickstart_text):
     text = quickstart_text.replace("cores = 1", "cores = 2").replace(
         'kind = "iperf"', 'kind = "iperf"\ninstances = 2\nclient_cpus = [[0], [1]]', 1)
-    s = spec.loads(text)
+    s = specs.loads(text)
     client = [l for l in render(s, s.host("client")).splitlines() if "iperf -c" in l]
     assert [l.split()[1:4] for l in client] == [["stream.i0", "g5_pin", "0"], ["stream.i1", "g5_pin", "1"]]
 
 
 def test_pin_each_puts_each_process_on_its_own_cpu(quickstart_text):
     text = quickstart_text.replace("cores = 1", "cores = 2").replace("mtu = 1500", "mtu = 1500\ncount = 3")
-    s = spec.loads(text.replace('kind = "iperf"', 'kind = "iperf"\npin_each = true', 1))
+    s = specs.loads(text.replace('kind = "iperf"', 'kind = "iperf"\npin_each = true', 1))
     client = [l.split()[3] for l in render(s, s.host("client")).splitlines() if "iperf -c" in l]
     assert client == ["0", "1", "0"]  # three NICs' processes over two CPUs
 
@@ -178,7 +179,7 @@ def test_under_gem5_a_profiled_first_workload_boots_profiled(quickstart_text):
     """Under gem5 the profiler of a spec whose first workload is profiled is on
     from the checkpoint stub, so the job only reads it; a later profiled
     workload switches it on outside its region."""
-    s = spec.loads(quickstart_text).with_engine("gem5")
+    s = specs.loads(quickstart_text).with_engine("gem5")
     assert s.workloads[0].profile and job.first_profiled(s)
     assert protocol.checkpoint_stub(True).splitlines()[1] == "g5_profile_start"
     assert "g5_profile_start" not in protocol.checkpoint_stub(False)
@@ -191,14 +192,14 @@ def test_under_gem5_a_profiled_first_workload_boots_profiled(quickstart_text):
     # results are printed (a profiled kernel writes its console very slowly).
     d = s.to_dict()
     d["workloads"]["latency"]["profile"] = True
-    lines = render(spec.from_dict(d), s.host("client")).splitlines()
+    lines = render(specs.from_dict(d), s.host("client")).splitlines()
     assert lines[-2:] == ["g5_profile_region latency", 'echo 0 >"$G5_TRACING/function_profile_enabled"']
 
 
 def test_a_udp_client_waits_for_its_bound_server_without_connect_retries(quickstart_text):
     """iperf 2 refuses --connect-retries with -u ("not supported with -u UDP"):
     the server answers on its ready port once /proc/net/udp shows its socket."""
-    s = spec.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\nprotocol = "udp"', 1)
+    s = specs.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\nprotocol = "udp"', 1)
                    .replace('protocol = "tcp"\n', '', 1))
     assert s.workloads[0].protocol == "udp"
     [client] = [l for l in render(s, s.host("client")).splitlines() if "iperf -c" in l]

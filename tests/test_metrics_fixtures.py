@@ -24,7 +24,8 @@ from g5net.runs import record as run_record
 from g5net.runs import rundir, sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import SweepDir
-from g5net.spec import Spec, from_dict
+from g5net.spec import Spec
+from g5net.model.specs import from_dict
 from g5net.workloads import results as guest_results
 
 REPO = Path(__file__).resolve().parents[1]

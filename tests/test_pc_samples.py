@@ -19,7 +19,8 @@ from g5net.engines.gem5.engine import check_spec as gem5_check_spec
 from g5net.errors import EngineError, Gem5Error, StatsParseError
 from g5net.metrics import profile
 from g5net.model import identity
-from g5net.spec import PC_SAMPLE_WINDOW_US, SpecError, from_dict
+from g5net.spec import PC_SAMPLE_WINDOW_US, SpecError
+from g5net.model.specs import from_dict
 from g5net.stats import pc_samples
 
 TRACE = Path(__file__).parent / "fixtures" / "pc-samples" / "quickstart-trace.txt"

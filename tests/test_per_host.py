@@ -27,6 +27,7 @@ from g5net.engines.gem5.config_files import configs_digest, dist_config_digest
 from g5net.errors import EngineError, Gem5Error, SpecError
 from g5net.guest import protocol
 from g5net.model import identity
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
 
@@ -36,7 +37,7 @@ GEM5_QUICKSTART = (REPO / "examples" / "quickstart-gem5.toml").read_text()
 
 
 def per_host(extra: str = "", text: str = GEM5_QUICKSTART) -> specmod.Spec:
-    return specmod.loads(text.replace("[experiment]\n", f"[experiment]\nprocesses = \"per-host\"\n{extra}"))
+    return specs.loads(text.replace("[experiment]\n", f"[experiment]\nprocesses = \"per-host\"\n{extra}"))
 
 
 def test_one_process_runs_keep_their_ids(monkeypatch):
@@ -44,7 +45,7 @@ def test_one_process_runs_keep_their_ids(monkeypatch):
     fixture's run id, recomputed from its run.json today, is the one it has;
     per host, the engine adds the per-host config's digest."""
     record = json.loads(FIXTURE.run_json.read_text())
-    spec = specmod.from_dict(record["spec"])
+    spec = specs.from_dict(record["spec"])
     assert spec.experiment.processes == "one"
     monkeypatch.setattr(gem5_engine.Gem5Engine, "info", lambda self: EngineInfo(
         "gem5", Path(record["engine"]["binary"]), record["engine"]["version"], record["engine"]["digest"]))
@@ -52,7 +53,7 @@ def test_one_process_runs_keep_their_ids(monkeypatch):
     arts = {name: a["digest"] for name, a in record["artifacts"].items()}
     assert identity.run_id(spec, arts, engine.identity(spec)) == record["run_id"]
     # ... while per-host is another run, and its configs count in it.
-    other = specmod.from_dict({**record["spec"], "experiment": {**record["spec"]["experiment"],
+    other = specs.from_dict({**record["spec"], "experiment": {**record["spec"]["experiment"],
                                                                 "processes": "per-host"}})
     key = engine.identity(other)
     assert key == {"name": "gem5", "digest": record["engine"]["digest"], "per_host": dist_config_digest()}
@@ -74,7 +75,7 @@ def test_the_quantum_defaults_to_the_shortest_hop_and_may_not_exceed_it():
                                  '[hosts.client]\nrole = "client"\nlink = {delay_us = 0.2}'))
     assert switched.hop_delays_us() == {"server": 1.0, "client": 0.2}
     with pytest.raises(SpecError, match=r"0.3 us exceeds the shortest hop, 0.2 us \(hosts.client's"):
-        specmod.from_dict({**switched.to_dict(), "experiment": {
+        specs.from_dict({**switched.to_dict(), "experiment": {
             **switched.to_dict()["experiment"], "sync_quantum_us": 0.3}})
 
 
@@ -82,7 +83,7 @@ def test_bad_layouts_are_refused_naming_the_key():
     with pytest.raises(SpecError, match="per-host processes need every link delay above 0"):
         per_host(text=GEM5_QUICKSTART.replace("delay_us = 1.0", "delay_us = 0"))
     with pytest.raises(SpecError, match="experiment.sync_quantum_us: only per-host processes"):
-        specmod.loads(GEM5_QUICKSTART.replace("[experiment]\n", "[experiment]\nsync_quantum_us = 0.1\n"))
+        specs.loads(GEM5_QUICKSTART.replace("[experiment]\n", "[experiment]\nsync_quantum_us = 0.1\n"))
     with pytest.raises(EngineError, match="experiment.processes = 'per-host' lays out gem5's processes"):
         qemu.check_spec(per_host().with_engine("qemu"))
     with pytest.raises(Gem5Error, match="hosts.server.nic.count: per-host processes join"):
@@ -91,7 +92,7 @@ def test_bad_layouts_are_refused_naming_the_key():
 
 def test_every_host_frames_its_regions_and_ends_the_run_itself():
     s = per_host()
-    one = specmod.loads(GEM5_QUICKSTART)
+    one = specs.loads(GEM5_QUICKSTART)
     for host in ("server", "client"):
         lines = gem5_engine.job_script(s, s.host(host)).splitlines()
         assert "g5_roi_begin stream stats" in lines and "g5_roi_end latency stats" in lines
@@ -196,6 +197,7 @@ def test_a_gem5_dies_with_the_process_that_started_it(tmp_path: Path):
     parent = subprocess.Popen([sys.executable, "-c", f"""
 import sys, time
 from pathlib import Path
+
 from g5net.engines.gem5 import process
 p = process.Gem5Process("x", ("0", "300"), Path({str(tmp_path / 'x')!r}), Path({str(tmp_path / 'x.log')!r}))
 child = process.start(Path({str(binary)!r}), p)
@@ -229,7 +231,7 @@ def test_a_slurm_job_with_fewer_tasks_than_hosts_is_refused_before_the_run(monke
 
 def test_the_engine_says_how_the_hosts_are_laid_out_in_processes():
     engine = engines.get("gem5")
-    assert engine.layout(specmod.loads(GEM5_QUICKSTART)) == {"layout": "one"}
+    assert engine.layout(specs.loads(GEM5_QUICKSTART)) == {"layout": "one"}
     # Back to back: the 1 us link halved at the switch; the quantum is a hop.
     assert engine.layout(per_host()) == {
         "layout": "per-host", "hop_delay_us": {"server": 0.5, "client": 0.5}, "sync_quantum_us": 0.5}

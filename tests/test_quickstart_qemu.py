@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from g5net import artifacts
-from g5net import spec as specmod
 from g5net.artifacts import Image
 from g5net.cli import main
 from g5net.engines.base import Artifacts
+from g5net.model import specs
 from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,7 +106,7 @@ def test_guest_panic_is_classified(tmp_path):
     empty.mkdir()
     img = tmp_path / "noinit.img"
     subprocess.run(["mke2fs", "-q", "-t", "ext4", "-d", str(empty), str(img), "8M"], check=True)
-    s = specmod.load(QUICKSTART)
+    s = specs.load(QUICKSTART)
     arts = Artifacts(kernels={"smp": artifacts.kernel("smp", build=False)},
                      image=Image(path=img, digest="0" * 64))
     rd = run.execute(s, tmp_path / "store", progress=lambda m: None, arts=arts)

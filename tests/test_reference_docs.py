@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 from conftest import EXAMPLES, REPO
 
-from g5net import cli, spec
+from g5net import cli
 from g5net.errors import SpecError
+from g5net.model import specs
 from g5net.model.keys import tables, undocumented
 from g5net.report.reference_docs import FILES, REGENERATE
 
@@ -78,4 +79,4 @@ def test_the_schema_rejects_what_g5net_rejects(validator, quickstart_text, chang
     assert not list(validator.iter_errors(tomllib.loads(quickstart_text)))
     assert list(validator.iter_errors(data)), f"the schema takes a bad {key}"
     with pytest.raises(SpecError, match=r"\.".join(key.split(".")[1:])):
-        spec.from_dict(data)
+        specs.from_dict(data)

@@ -14,7 +14,7 @@ from g5net.errors import ReportError
 from g5net.report import runs as runsmod
 from g5net.report.figure_files import plt
 from g5net.report.xy_plot import XY, figure, points, resolved
-from g5net.spec import from_dict
+from g5net.model.specs import from_dict
 from test_metrics_fixtures import make_run, make_sweep, spec_data
 
 # (mtu, attach) -> client throughput of the two repeats, Mbit/s

@@ -105,10 +105,10 @@ def test_missing_stats_file_is_no_gem5_metrics(tmp_path):
 
 
 def test_a_profiled_workload_is_compared_with_its_unprofiled_twin():
-    from g5net import spec as specmod
+    from g5net.model import specs
     base = ('[hosts.server]\nrole = "server"\n[hosts.client]\nrole = "client"\n'
             '[workloads.plain]\nkind = "iperf"\nbytes = 1000\n')
-    s = specmod.loads(base + '[workloads.profiled]\nkind = "iperf"\nbytes = 1000\nprofile = true\n'
+    s = specs.loads(base + '[workloads.profiled]\nkind = "iperf"\nbytes = 1000\nprofile = true\n'
                              '[workloads.other]\nkind = "iperf"\nbytes = 2000\nprofile = true\n')
     # Only a workload that differs in nothing but `profile` is a twin.
     assert profile.profiled_twins(s) == [("profiled", "plain")]

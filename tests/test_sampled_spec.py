@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec
 from g5net.engines.gem5.checkpoints import Checkpoint
 from g5net.engines.gem5.sampled import WarmCheckpoints, fast_forward_spec, warm_state, window_stats
 from g5net.errors import SpecError
 from g5net.model import identity
+from g5net.model import specs
 from test_job import render
 from test_windows_spec import windowed
 
@@ -44,16 +44,16 @@ def sampled(**replace: str) -> str:
 ])
 def test_sampled_windows_a_run_cannot_hold_are_refused_by_name(text: str, key: str, words: str):
     with pytest.raises(SpecError, match=rf"^{re.escape(key)}: .*{re.escape(words)}"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 def test_consecutive_windows_keep_their_run_id():
     """The sampled method's keys count for nothing in a consecutive run."""
-    plain = spec.loads(windowed())
-    other = spec.loads(windowed(**{"window_ms = 5": "window_ms = 5\nsample_every_ms = 30"}))
+    plain = specs.loads(windowed())
+    other = specs.loads(windowed(**{"window_ms = 5": "window_ms = 5\nsample_every_ms = 30"}))
     assert identity.spec_digest(plain) == identity.spec_digest(other)
-    assert identity.spec_digest(spec.loads(SAMPLED)) != identity.spec_digest(
-        spec.loads(sampled(**{'window_method = "sampled"': ""})))
+    assert identity.spec_digest(specs.loads(SAMPLED)) != identity.spec_digest(
+        specs.loads(sampled(**{'window_method = "sampled"': ""})))
 
 
 def _region(job: str) -> list[str]:
@@ -61,7 +61,7 @@ def _region(job: str) -> list[str]:
 
 
 def test_the_host_that_frames_regions_signals_the_fast_forward_once_connected():
-    s = spec.loads(SAMPLED)
+    s = specs.loads(SAMPLED)
     client, server = _region(render(s, s.host("client"))), _region(render(s, s.host("server")))
     assert client[3].startswith("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/tcp")
     # Then gem5 fast-forwards into the warm checkpoints; nobody snapshots,
@@ -73,7 +73,7 @@ def test_the_host_that_frames_regions_signals_the_fast_forward_once_connected():
 
 def _warm(text: str) -> WarmCheckpoints:
     """The warm checkpoints of `text`, as the engine keys them."""
-    s = spec.loads(text)
+    s = specs.loads(text)
     forward = fast_forward_spec(s)
     boot = Checkpoint("b" * 64, Path("/nowhere"))
     return WarmCheckpoints.of(warm_state(s, boot, {h.name: render(forward, h) for h in s.hosts}))

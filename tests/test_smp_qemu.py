@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from g5net import spec as specmod
 from g5net.engines import qemu
+from g5net.model import specs
 from g5net.runners import execute as run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,7 +28,7 @@ def test_a_pair_of_4_cpu_hosts_boots_and_streams(tmp_path, cli_run):
         text = text.replace(old, new)
     spec = tmp_path / "smp.toml"
     spec.write_text(text)
-    assert specmod.load(spec).host("client").cpu.count == 4
+    assert specs.load(spec).host("client").cpu.count == 4
     rc, summary = cli_run(spec, tmp_path / "store")
     rd = Path(summary["run_dir"])
     assert rc == 0, json.loads((rd / "run.json").read_text()).get("failure")
@@ -43,7 +43,7 @@ def test_a_guest_whose_disks_come_up_swapped_is_booted_again(tmp_path, monkeypat
     """The client's first boot gets its disks in swapped order, as Linux's
     asynchronous probes sometimes name them: it panics mounting the job disk
     as root, and the engine boots the run again, which then completes."""
-    spec = specmod.loads((REPO / "examples" / "quickstart.toml").read_text())
+    spec = specs.loads((REPO / "examples" / "quickstart.toml").read_text())
     command, swapped = qemu.QemuEngine._command, []
 
     def first_client_boot_swapped(self, spec, art, host, index, job_disk, netdevs):

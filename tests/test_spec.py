@@ -8,6 +8,7 @@ import pytest
 from g5net import spec
 from g5net.errors import SpecError
 from g5net.model import identity, sweep
+from g5net.model import specs
 
 MINIMAL = """
 [hosts.server]
@@ -21,12 +22,12 @@ kind = "iperf"
 
 def error(text: str) -> str:
     with pytest.raises(SpecError) as e:
-        spec.loads(text)
+        specs.loads(text)
     return str(e.value)
 
 
 def test_quickstart_resolves(quickstart_text):
-    s = spec.loads(quickstart_text)
+    s = specs.loads(quickstart_text)
     assert [h.name for h in s.hosts] == ["server", "client"]
     client = s.host("client")
     assert client.peer == "server" and client.ip == "10.0.0.2"
@@ -36,7 +37,7 @@ def test_quickstart_resolves(quickstart_text):
 
 def test_defaults_and_overrides():
     text = MINIMAL.replace("[hosts.client]\n", "[hosts.client]\nnic.mtu = 1500\n")
-    s = spec.loads(text + "[host.nic]\nmtu = 9000\n[host.cpu]\ncores = 2\n")
+    s = specs.loads(text + "[host.nic]\nmtu = 9000\n[host.cpu]\ncores = 2\n")
     assert s.host("server").nic.mtu == 9000
     assert s.host("client").nic.mtu == 1500
     assert s.host("client").cpu.cores == 2
@@ -72,7 +73,7 @@ def test_wrong_type():
 
 
 def test_float_accepts_int():
-    assert spec.loads(MINIMAL + "[link]\nspeed_gbps = 40\n").link.speed_gbps == 40.0
+    assert specs.loads(MINIMAL + "[link]\nspeed_gbps = 40\n").link.speed_gbps == 40.0
 
 
 def test_dca_needs_integrated():
@@ -113,27 +114,27 @@ def test_icount_needs_one_cpu_on_qemu():
 
 def test_invalid_toml_names_source():
     with pytest.raises(SpecError, match="x.toml: not valid TOML"):
-        spec.loads("[[[", source="x.toml")
+        specs.loads("[[[", source="x.toml")
 
 
 def test_missing_file(tmp_path):
     with pytest.raises(SpecError, match="cannot read spec"):
-        spec.load(tmp_path / "nope.toml")
+        specs.load(tmp_path / "nope.toml")
 
 
 def test_niagara2_preset():
-    s = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n")
+    s = specs.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n")
     h = s.host("server")
     assert (h.cpu.cores, h.cpu.threads_per_core, h.cpu.clock_ghz) == (8, 8, 1.2)
     assert (h.caches.l1d_kib, h.caches.l1d_assoc, h.caches.l1i_kib, h.caches.l2_kib) == (8, 4, 16, 4096)
     # Every key the spec writes wins over the preset's.
-    swept = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 2\n")
+    swept = specs.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 2\n")
     assert swept.host("server").cpu.count == 16
-    one = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 1\nthreads_per_core = 1\n")
+    one = specs.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\ncores = 1\nthreads_per_core = 1\n")
     assert one.host("server").cpu.count == 1 and one.host("server").cpu.clock_ghz == 1.2
-    big = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n[host.caches]\nl2_kib = 8192\n")
+    big = specs.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\n[host.caches]\nl2_kib = 8192\n")
     assert (big.host("server").caches.l2_kib, big.host("server").caches.l1d_kib) == (8192, 8)
-    fast = spec.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\nclock_ghz = 3.0\n")
+    fast = specs.loads(MINIMAL + "[host.cpu]\npreset = 'niagara2'\nclock_ghz = 3.0\n")
     assert fast.host("server").cpu.clock_ghz == 3.0
 
 
@@ -147,19 +148,19 @@ def test_niagara2_cpu_count_sweep_expands_to_distinct_points():
 
 
 def test_json_round_trip_and_digest(tmp_path, quickstart_text):
-    s = spec.loads(quickstart_text)
+    s = specs.loads(quickstart_text)
     p = tmp_path / "spec.json"
     p.write_text(s.to_json())
-    back = spec.from_dict(json.loads(p.read_text()))
+    back = specs.from_dict(json.loads(p.read_text()))
     assert back == s
-    renamed = spec.loads(quickstart_text.replace('name = "quickstart"', 'name = "other"'))
+    renamed = specs.loads(quickstart_text.replace('name = "quickstart"', 'name = "other"'))
     assert identity.spec_digest(renamed) == identity.spec_digest(s)
     assert identity.spec_digest(s.with_engine("gem5")) != identity.spec_digest(s)
     assert json.loads(s.to_json())["schema"] == spec.SCHEMA_VERSION
 
 
 def test_nic_i_gets_the_third_number_plus_i():
-    s = spec.loads(MINIMAL + "[host.nic]\ncount = 3\n")
+    s = specs.loads(MINIMAL + "[host.nic]\ncount = 3\n")
     server = s.host("server")
     assert server.ip == "10.0.0.1"
     assert [server.nic_ip(i) for i in range(3)] == ["10.0.0.1", "10.0.1.1", "10.0.2.1"]
@@ -168,7 +169,7 @@ def test_nic_i_gets_the_third_number_plus_i():
 
 def test_nic_addresses_must_stay_within_the_third_number():
     text = MINIMAL.replace('role = "server"', 'role = "server"\nip = "10.0.254.1"')
-    spec.loads(text + "[host.nic]\ncount = 2\n")
+    specs.loads(text + "[host.nic]\ncount = 2\n")
     msg = error(text + "[host.nic]\ncount = 3\n")
     assert msg.startswith("hosts.server.nic.count: 3 NICs do not fit ip 10.0.254.1")
     assert "at most 253" in msg
@@ -182,8 +183,8 @@ def test_nic_addresses_must_not_collide_with_another_hosts():
 
 
 def test_kernel_args_are_single_words():
-    s = spec.loads(MINIMAL + '[host]\nkernel_args = ["idle=poll", "mitigations=off"]\n')
+    s = specs.loads(MINIMAL + '[host]\nkernel_args = ["idle=poll", "mitigations=off"]\n')
     assert s.host("server").kernel_args == ["idle=poll", "mitigations=off"]
     for bad in ('"1 init=/bin/sh"', '"a;b"', '"x\\ny"', '""', "3"):
         with pytest.raises(SpecError, match=r"hosts\.server\.kernel_args: .* is not one kernel argument"):
-            spec.loads(MINIMAL + f"[host]\nkernel_args = [{bad}]\n")
+            specs.loads(MINIMAL + f"[host]\nkernel_args = [{bad}]\n")

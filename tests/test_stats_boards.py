@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from g5net import cli
-from g5net import spec as specmod
 from g5net.engines.gem5.boards import board_names
 from g5net.model import identity
+from g5net.model import specs
 from g5net.runs import record as run_record
 from g5net.runs import rundir
 from g5net.runs.rundir import RunDir
@@ -28,7 +28,7 @@ def renamed(tmp_path_factory) -> RunDir:
     would have left it had the client been called `client-1`."""
     d = json.loads(FIXTURE.spec_json.read_text())
     d["hosts"] = {("client-1" if name == "client" else name): h for name, h in d["hosts"].items()}
-    spec = specmod.from_dict(d)
+    spec = specs.from_dict(d)
     store = tmp_path_factory.mktemp("results")
     rd = rundir.begin(store, spec.experiment.name, identity.spec_digest(spec))
     record = run_record.begin(identity.spec_digest(spec), spec.experiment.name, spec.to_dict())

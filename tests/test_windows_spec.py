@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from g5net import spec
 from g5net.errors import SpecError
 from g5net.model import identity
+from g5net.model import specs
 from g5net.workloads import windows
 from test_job import render
 
@@ -61,16 +61,16 @@ def windowed(engine: str = "gem5", **replace: str) -> str:
 ])
 def test_windows_a_run_cannot_hold_are_refused_by_name(text: str, key: str, words: str):
     with pytest.raises(SpecError, match=rf"^{re.escape(key)}: .*{re.escape(words)}"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 def test_a_spec_without_windows_keeps_its_run_id():
     """Its windows' keys at any value count for nothing without windows."""
-    plain = spec.loads(windowed(**{"windows = 8": "windows = 0"}))
-    other = spec.loads(windowed(**{"windows = 8": "windows = 0", "window_ms = 5": "window_ms = 7"}))
-    before = spec.loads(windowed(**{"windows = 8\nwindow_ms = 5\nwarmup_ms = 10\n": ""}))
+    plain = specs.loads(windowed(**{"windows = 8": "windows = 0"}))
+    other = specs.loads(windowed(**{"windows = 8": "windows = 0", "window_ms = 5": "window_ms = 7"}))
+    before = specs.loads(windowed(**{"windows = 8\nwindow_ms = 5\nwarmup_ms = 10\n": ""}))
     assert identity.spec_digest(plain) == identity.spec_digest(other) == identity.spec_digest(before)
-    assert identity.spec_digest(spec.loads(windowed())) != identity.spec_digest(plain)
+    assert identity.spec_digest(specs.loads(windowed())) != identity.spec_digest(plain)
 
 
 def _region(job: str) -> list[str]:
@@ -78,7 +78,7 @@ def _region(job: str) -> list[str]:
 
 
 def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
-    s = spec.loads(windowed())
+    s = specs.loads(windowed())
     client, server = _region(render(s, s.host("client"))), _region(render(s, s.host("server")))
     # Binaries in the page cache; the client starts once its server listens;
     # each host waits for its flow to connect; then one periodic dump (10 ms,
@@ -103,7 +103,7 @@ def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
 
 
 def test_qemu_snapshots_every_window_edge():
-    s = spec.loads(windowed("qemu"))
+    s = specs.loads(windowed("qemu"))
     lines = _region(render(s, s.host("client")))
     assert not any("g5_windows_arm" in line for line in lines)
     assert lines[-10:] == ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
@@ -113,7 +113,7 @@ def test_qemu_snapshots_every_window_edge():
 
 
 def test_the_warm_up_counts_from_the_last_connection_of_several_streams():
-    s = spec.loads(windowed(**{"duration_s = 0.055": "duration_s = 0.055\nstreams = 2"}))
+    s = specs.loads(windowed(**{"duration_s = 0.055": "duration_s = 0.055\nstreams = 2"}))
     client = _region(render(s, s.host("client")))
     assert client[3].startswith("i=0; until [ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | "
                                 "grep -cE ' [0-9A-F]+:1389 01 ')\" -ge 2 ]")

@@ -4,14 +4,16 @@ that validates a spec, and not inside gem5, whose side does not import them."""
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import tomllib
 
 import pytest
+from conftest import REPO
 
 from g5net import spec
 from g5net.errors import SpecError
-from g5net.model import sweep
+from g5net.model import specs, sweep
 from g5net.workloads import kinds, registry
 from g5net.workloads.kind import WorkloadKind
 
@@ -42,7 +44,7 @@ def test_a_kinds_check_runs_on_load_and_on_sweep_expansion(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(BAD_NETPIPE)
     with pytest.raises(SpecError, match=BAD_NETPIPE_ERROR):
-        spec.load(path)
+        specs.load(path)
     good = BAD_NETPIPE.replace("min_bytes = 4096", "min_bytes = 1")
     data = tomllib.loads(good + '[sweep]\n"workloads.lat.min_bytes" = [1, 4096]\n')
     with pytest.raises(SpecError, match=f"sweep point 1 .*{BAD_NETPIPE_ERROR}"):
@@ -51,17 +53,26 @@ def test_a_kinds_check_runs_on_load_and_on_sweep_expansion(tmp_path):
 
 def test_a_kinds_check_runs_on_a_run_records_spec():
     """A run's record holds its resolved spec, which from_dict checks again."""
-    record = spec.loads(BAD_NETPIPE.replace("min_bytes = 4096", "min_bytes = 1")).to_dict()
+    record = specs.loads(BAD_NETPIPE.replace("min_bytes = 4096", "min_bytes = 1")).to_dict()
     record["workloads"]["lat"]["min_bytes"] = 4096
     with pytest.raises(SpecError, match=BAD_NETPIPE_ERROR):
-        spec.from_dict(record)
+        specs.from_dict(record)
 
 
 def test_gem5s_side_leaves_the_kind_checks_to_the_host():
-    """configs/g5net_components/params.py validates without the kinds' checks
-    (kind_checks=False): it validates what needs no kind."""
+    """g5net.spec, which gem5's side imports (configs/g5net_components/params.py),
+    validates what needs no kind; the host's g5net.model.specs adds the kinds'."""
     data = tomllib.loads(BAD_NETPIPE)
-    assert spec.from_dict(data, kind_checks=False).workloads[0].min_bytes == 4096
+    assert spec.from_dict(data).workloads[0].min_bytes == 4096
+    with pytest.raises(SpecError, match=BAD_NETPIPE_ERROR):
+        specs.from_dict(data)
     with pytest.raises(SpecError, match="workloads.lat.pin_each"):
-        spec.from_dict(tomllib.loads(BAD_NETPIPE + "pin_each = true\nclient_cpus = [0]\n"),
-                       kind_checks=False)
+        spec.from_dict(tomllib.loads(BAD_NETPIPE + "pin_each = true\nclient_cpus = [0]\n"))
+
+
+def test_the_spec_schema_imports_nothing_of_the_host_side():
+    """g5net.spec imports the standard library, g5net.errors and g5net.contract
+    only, at the top or anywhere else: no arrow back up to the kinds."""
+    tree = ast.parse((REPO / "g5net" / "spec.py").read_text())
+    local = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
+    assert local == {"contract", "errors"}

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, run_example
-from g5net import spec as specmod
+
+from g5net.model import specs
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +33,7 @@ def test_mpi_pingpong_between_two_ranks(cli_run, tmp_path):
 
 def test_web_single_file_and_zipf_set(cli_run, tmp_path):
     results, metrics = run_example(cli_run, "web", tmp_path)
-    spec = specmod.load(EXAMPLES / "web.toml")
+    spec = specs.load(EXAMPLES / "web.toml")
     zipf = next(w for w in spec.workloads if w.name == "zipf")
     weights = [1 / k ** zipf.zipf_exponent for k in range(1, len(zipf.file_bytes) + 1)]
     expected_zipf = sum(w * b for w, b in zip(weights, zipf.file_bytes)) / sum(weights)
@@ -57,7 +58,7 @@ def test_online_cpus_runs_the_workloads_on_fewer_cpus(cli_run, tmp_path, quickst
             .replace("profile = true", "profile = false"))
     spec_path = tmp_path / "online.toml"
     spec_path.write_text(text)
-    assert specmod.load(spec_path).host("client").cpu.count == 2
+    assert specs.load(spec_path).host("client").cpu.count == 2
     rc, summary = cli_run(spec_path, tmp_path / "store")
     results = json.loads((Path(summary["run_dir"]) / "results.json").read_text())
     assert rc == 0, results
@@ -74,7 +75,7 @@ def test_a_udp_stream_over_two_nics_reaches_its_servers(cli_run, tmp_path, quick
             .replace("mtu = 1500", "mtu = 1500\ncount = 2").replace("profile = true", "profile = false"))
     spec_path = tmp_path / "udp.toml"
     spec_path.write_text(text)
-    assert specmod.load(spec_path).workloads[0].protocol == "udp"
+    assert specs.load(spec_path).workloads[0].protocol == "udp"
     rc, summary = cli_run(spec_path, tmp_path / "store")
     results = json.loads((Path(summary["run_dir"]) / "results.json").read_text())
     assert rc == 0, results

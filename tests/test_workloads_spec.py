@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from g5net import spec
 from g5net.errors import GuestError, SpecError
+from g5net.model import specs
 from g5net.workloads.kinds.web import parse_wrk
 from test_job import render
 
@@ -43,11 +43,11 @@ WEB = PAIR + '[workloads.web]\nkind = "web"\nduration_s = 2\n'
 ])
 def test_bad_workload_keys_are_named(text: str, key: str):
     with pytest.raises(SpecError, match=rf"^{key.replace('.', chr(92) + '.')}\b"):
-        spec.loads(text)
+        specs.loads(text)
 
 
 def test_mpi_client_launches_both_ranks_and_server_listens():
-    s = spec.loads(MPI)
+    s = specs.loads(MPI)
     client = render(s, s.host("client"))
     server = render(s, s.host("server"))
     line = next(l for l in client.splitlines() if "orterun" in l)
@@ -58,7 +58,7 @@ def test_mpi_client_launches_both_ranks_and_server_listens():
 
 
 def test_web_files_are_made_outside_the_region_and_requested_by_zipf():
-    s = spec.loads(WEB + "file_bytes = [1000, 2000, 3000]\nzipf_exponent = 1.0\n")
+    s = specs.loads(WEB + "file_bytes = [1000, 2000, 3000]\nzipf_exponent = 1.0\n")
     server = render(s, s.host("server")).splitlines()
     files = server.index("g5_web_files /tmp/www-web 1000 2000 3000")
     assert files < server.index("g5_roi_begin web")
@@ -70,10 +70,10 @@ def test_web_files_are_made_outside_the_region_and_requested_by_zipf():
 
 
 def test_txqueuelen_is_set_on_every_nic():
-    s = spec.loads(PAIR + '[host.nic]\ncount = 2\ntxqueuelen = 10000\n[workloads.s]\nkind = "iperf"\n')
+    s = specs.loads(PAIR + '[host.nic]\ncount = 2\ntxqueuelen = 10000\n[workloads.s]\nkind = "iperf"\n')
     lines = render(s, s.host("client")).splitlines()
     assert "ip link set eth0 txqueuelen 10000" in lines and "ip link set eth1 txqueuelen 10000" in lines
-    default = spec.loads(PAIR + '[workloads.s]\nkind = "iperf"\n')
+    default = specs.loads(PAIR + '[workloads.s]\nkind = "iperf"\n')
     assert "txqueuelen" not in render(default, default.host("client"))
 
 
@@ -91,9 +91,9 @@ def test_wrk_summary_parses_into_rates():
 
 
 def test_online_cpus_takes_the_others_offline_before_the_workloads():
-    s = spec.loads(PAIR + '[host]\nonline_cpus = 2\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')
+    s = specs.loads(PAIR + '[host]\nonline_cpus = 2\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')
     lines = render(s, s.host("client")).splitlines()
     offline = lines.index("for c in 2 3; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done")
     assert offline < lines.index("g5_roi_begin s stats")
     with pytest.raises(SpecError, match=r"^hosts\.server\.online_cpus: 8 is more than the host's 4 CPUs"):
-        spec.loads(PAIR + '[host]\nonline_cpus = 8\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')
+        specs.loads(PAIR + '[host]\nonline_cpus = 8\n[host.cpu]\ncores = 4\n[workloads.s]\nkind = "iperf"\n')

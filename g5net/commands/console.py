@@ -17,7 +17,7 @@ from ..errors import CorruptRunError, G5netError
 from ..machine import bounded_read
 from ..machine.staged_dir import TMP_PREFIX
 from ..runs.rundir import RunDir, read_record
-from ..spec import from_dict
+from ..model.specs import from_dict
 
 DETACH = b"\x1d"  # Ctrl-], as telnet
 # What attach() returns: the user left, or gem5 closed the terminal.

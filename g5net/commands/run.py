@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import engines
-from .. import spec as specmod
+from ..model import specs
 from ..errors import EngineError
 from ..metrics.spread import SPREAD
 from ..runners import execute as run
@@ -88,7 +88,7 @@ def best_engine(log) -> str:
 def main(args: argparse.Namespace) -> int:
     log = (lambda m: None) if args.quiet else (lambda m: print(f"[g5net] {m}", file=sys.stderr, flush=True))
     options = engines.options(args.gem5_arg)
-    spec = specmod.load(args.spec)
+    spec = specs.load(args.spec)
     if args.engine:
         spec = spec.with_engine(best_engine(log) if args.engine == "auto" else args.engine)
     rd = run.execute(spec, args.out, progress=log, options=options)

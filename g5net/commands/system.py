@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import engines
+from ..model import specs
 from .. import spec as specmod
 from ..errors import Gem5Error
 from ..runners import execute as run
@@ -89,7 +90,7 @@ def _print(summary: dict[str, Any], config_ini: Path | None) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    spec = specmod.load(args.spec)
+    spec = specs.load(args.spec)
     engine = engines.get("gem5", engines.options(args.gem5_arg))
     # No usable gem5, or a spec it cannot build: said before any artifact is built.
     engine.usable(spec)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import spec as specmod
+from . import specs
 from ..errors import SpecError, quoted
 from ..spec import Spec
 from . import identity
@@ -389,7 +390,7 @@ def _point(index: int, base: Mapping, params: dict[str, Any], axes: tuple[Axis, 
 
 
 def _validate(data: Mapping, source: str) -> Spec:
-    return specmod.from_dict({k: v for k, v in data.items() if k != "sweep"}, source=source)
+    return specs.from_dict({k: v for k, v in data.items() if k != "sweep"}, source=source)
 
 
 def expand(data: Mapping, source: str = "spec", max_points: int = MAX_POINTS) -> Sweep:
@@ -424,4 +425,4 @@ def expand(data: Mapping, source: str = "spec", max_points: int = MAX_POINTS) ->
 
 def load(path: str | Path, max_points: int = MAX_POINTS) -> Sweep:
     path = Path(path)
-    return expand(specmod.read_toml(path), source=str(path), max_points=max_points)
+    return expand(specs.read_toml(path), source=str(path), max_points=max_points)

@@ -17,10 +17,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from .. import spec as specmod
 from ..errors import RunnerError, quoted
 from ..machine import atomic, bounded_read
+from ..model import specs
 from ..model.data_paths import checked_name
 from ..model.options import EngineOptions
 from ..spec import Spec
@@ -89,7 +88,7 @@ class PlannedPoint:
         return rundir.dir_name(self.name, self.run_id)
 
     def load_spec(self) -> Spec:
-        return specmod.from_dict(self.spec, source=f"point {self.index}")
+        return specs.from_dict(self.spec, source=f"point {self.index}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "run_id": self.run_id, "name": self.name,

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import engines
-from .. import spec as specmod
+from ..model import specs
 from ..errors import StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
@@ -37,7 +37,7 @@ def save(study: Study, scale: str, source: Path) -> int:
     versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
-    specs = [specmod.from_dict(r["spec"]) for r in records]
+    run_specs = [specs.from_dict(r["spec"]) for r in records]
     # Published whole: a crash leaves the old results or the new, never neither or half.
     with staged_dir.staged(study.results) as tmp:
         for rd, record in zip(found, records):
@@ -46,13 +46,13 @@ def save(study: Study, scale: str, source: Path) -> int:
             atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
             if rd.results_json.is_file():
                 shutil.copy(rd.results_json, dest / rd.results_json.name)
-                metrics = run_metrics.compute(specmod.from_dict(record["spec"], source=str(rd.run_json)),
+                metrics = run_metrics.compute(specs.from_dict(record["spec"], source=str(rd.run_json)),
                                               json.loads(rd.results_json.read_text()), rd,
                                               record.get("boards"))
                 atomic.write_json(dest / rd.metrics_json.name, metrics)
         atomic.write_json(tmp / PROVENANCE, {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
-            **engines.get("gem5").provenance(specs), "runs": len(found),
+            **engines.get("gem5").provenance(run_specs), "runs": len(found),
             "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     return len(found)
 

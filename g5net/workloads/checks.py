@@ -1,12 +1,11 @@
 """The checks of a spec's workloads that need their kinds: each kind's own
 (WorkloadKind.check) and the CPU lists, one per flow.
 
-spec.py cannot hold them: gem5's embedded Python imports spec.py, but not the
-kinds (configs/g5net_components/params.py), to validate the resolved spec
-once more. So spec.from_dict calls `check` unless told not to
-(`kind_checks=False`, gem5's side only): every host-side path that validates
-a spec (spec.load, sweep expansion, a run record's from_dict) goes through
-it, and gem5 only ever reads a spec that the host has checked this way.
+spec.py cannot hold them: gem5's embedded Python imports spec.py (to
+validate the resolved spec once more), but not the kinds. So the host reads
+every spec through g5net.model.specs, which runs the schema's checks and then
+these: a spec file, a sweep's points, a run record's spec; gem5 only ever
+reads a spec that the host has checked this way.
 """
 
 from __future__ import annotations

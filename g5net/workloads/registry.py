@@ -26,5 +26,5 @@ KINDS = _find()
 
 
 def kind(name: str) -> WorkloadKind:
-    """The kind a workload's `kind` names (spec.from_dict has checked it is one)."""
+    """The kind a workload's `kind` names (the spec's schema has checked it is one)."""
     return KINDS[name]
