@@ -39,6 +39,21 @@ O3 = RunDir(FIXTURES / "gem5-sampled-o3")
 COMPARED = ("throughput_mbps", "insts_per_pkt", "l2_misses_per_pkt", "cpu_us_per_pkt")
 
 
+def smoke_sampled_text() -> str:
+    """examples/sampled-gem5.toml, smoke-sized: 2 windows of 1 ms, warm
+    checkpoints every 2 ms after 5 ms, short warming. The live test here and
+    tests/test_slurm.py's array share its warm checkpoints (one fast-forward
+    for both)."""
+    text = (REPO / "examples" / "sampled-gem5.toml").read_text()
+    for old, new in (("windows = 8", "windows = 2"), ("window_ms = 5.0", "window_ms = 1.0"),
+                     ("warmup_ms = 20.0", "warmup_ms = 5.0"), ("sample_every_ms = 10.0", "sample_every_ms = 2.0"),
+                     ("functional_warming_ms = 10.0", "functional_warming_ms = 2.0"),
+                     ("detailed_warming_ms = 2.0", "detailed_warming_ms = 0.5")):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
 def stream(rd: RunDir, host: str) -> dict:
     return json.loads(rd.metrics_json.read_text())["hosts"][host]["stream"]
 
@@ -115,13 +130,10 @@ def test_a_warm_checkpoint_restored_on_o3_streams_in_every_window():
 @pytest.mark.gem5
 @pytest.mark.slow
 def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
-    """examples/sampled-gem5.toml, smoke-sized (2 windows of 1 ms): the stream
-    fast-forwarded once, each window from its own warm checkpoint; asked
-    again with one window's result gone, only that window is simulated."""
-    d = specs.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
-    d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=5.0, sample_every_ms=2.0,
-                           functional_warming_ms=2.0, detailed_warming_ms=0.5)
-    spec = specs.from_dict(d)
+    """The smoke-sized sampled stream: fast-forwarded once, each window from
+    its own warm checkpoint; asked again with one window's result gone, only
+    that window is simulated."""
+    spec = specs.loads(smoke_sampled_text())
     lines: list[str] = []
     rd = run.execute(spec, tmp_path / "first", progress=lines.append)
     record = rd.read_run()
