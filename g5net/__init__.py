@@ -39,8 +39,16 @@ def load_stats(run: str | Path) -> Any:
     return load_stats_frame(run)
 
 
-def study_results(name: str) -> Path:
-    """The folder of a built-in study's committed results (`g5net study list`
-    names them), for `load`: `g5net.load(g5net.study_results("niagara2-nic"))`."""
-    from .study.builtin import load as load_study
-    return load_study(name).results
+def study_results(name: str, scale: str | None = None) -> Path:
+    """The folder of a built-in study's committed results at `scale` (default:
+    the largest scale it has committed; `g5net study list` names the studies),
+    for `load`: `g5net.load(g5net.study_results("niagara2-nic"))`."""
+    from .study import results
+    from .study.builtin import SCALES, load as load_study
+    from .errors import StudyError
+    study = load_study(name)
+    if scale is None:
+        scale = results.largest(study)
+    elif scale not in SCALES:
+        raise StudyError(f"no scale {scale!r} (scales: {', '.join(SCALES)})")
+    return study.results(scale)

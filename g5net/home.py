@@ -25,7 +25,7 @@ DIRS = ("configs", "workloads", "kernels", "disk-images", "studies", "examples")
 SHIPPED = (*DIRS, "results/expectations")
 # The folders whose files a user names on the command line (`g5net run
 # examples/quickstart.toml`, `--expect results/expectations/quickstart.toml`,
-# `g5net report studies/10gbe/results`): found in g5net's own tree where the
+# `g5net report studies/10gbe/results/quick`): found in g5net's own tree where the
 # working directory has no such file.
 BUNDLED = ("examples", "results/expectations", "studies")
 ENV = "G5NET_HOME"

@@ -18,7 +18,7 @@ from g5net.model import specs
 from g5net.runners.execute import execute
 
 REPO = Path(__file__).resolve().parents[1]
-RECORDS = sorted([*REPO.glob("tests/fixtures/*/run.json"), *REPO.glob("studies/*/results/*/run.json")])
+RECORDS = sorted([*REPO.glob("tests/fixtures/*/run.json"), *REPO.glob("studies/*/results/*/*/run.json")])
 
 
 def engine_key(record: dict, run_json: Path) -> dict[str, str]:

@@ -67,7 +67,7 @@ def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
         ["study", "list", "--json"],
         ["study", "run", "niagara2-nic", "--scale", "quick", "--dry-run"],
         ["study", "report", "niagara2-nic"],
-        ["report", "studies/10gbe/results", "--out", "report/10gbe", "--x", "nic.mtu", "--y",
+        ["report", "studies/10gbe/results/quick", "--out", "report/10gbe", "--x", "nic.mtu", "--y",
          "throughput_mbps", "--hue", "cpu.model", "--where", "window_bytes=65536"],
         ["artifacts", "list", "--json"], ["spec", "--schema"], ["checkpoints", "list"],
         ["checkpoints", "prune", "--stale", "--dry-run"],
@@ -78,11 +78,11 @@ def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
         done = _run([g5net_bin, *args], elsewhere)
         assert done.returncode == 0, (args, done.stderr[-2000:])
     assert (elsewhere / "examples" / "quickstart.toml").is_file()
-    assert (elsewhere / "studies" / "niagara2-nic" / "report" / "report.md").is_file()
+    assert (elsewhere / "studies" / "niagara2-nic" / "report" / "quick" / "report.md").is_file()
     assert (elsewhere / "report" / "10gbe").is_dir()
     # The expectations file of `g5net check --help` is found too (these runs are
     # not the quickstart's, so its checks may fail: exit 1, not 2).
-    checked = _run([g5net_bin, "check", "studies/sockets/results", "--expect",
+    checked = _run([g5net_bin, "check", "studies/sockets/results/quick", "--expect",
                     "results/expectations/quickstart.toml"], elsewhere)
     assert checked.returncode in (0, 1), checked.stderr
     # A new user's dry run, before any kernel or image is built: every point, and what it needs.

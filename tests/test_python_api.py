@@ -68,7 +68,7 @@ def test_a_runs_statistics_have_every_dump_with_its_workload_and_host():
 
 def test_a_folder_is_read_at_any_depth():
     everything = g5net.load(REPO / "studies")
-    expected = {p.parent.name for p in (REPO / "studies").glob("*/results/*/run.json")}
+    expected = {p.parent.name for p in (REPO / "studies").glob("*/results/*/*/run.json")}
     assert set(everything.run) == expected and len(expected) > 10
 
 

@@ -1,5 +1,5 @@
 """The figures a reader sees, on committed data: the studies' results
-(studies/*/results) and the fixtures' runs (tests/fixtures). Each case is
+(studies/*/results/quick) and the fixtures' runs (tests/fixtures). Each case is
 drawn by the product and read back from matplotlib's figure as drawn (labels,
 scales, colours, bar positions) or from the PNG written (its size)."""
 
@@ -23,7 +23,7 @@ MAX_PX = 2400  # a figure's width and height, whatever the input
 
 
 def results(study: str) -> list[runsmod.Run]:
-    return runsmod.load(REPO / "studies" / study / "results")
+    return runsmod.load(REPO / "studies" / study / "results" / "quick")
 
 
 @pytest.fixture(autouse=True)
@@ -182,7 +182,7 @@ def test_ours_near_the_papers_share_one_axis():
 def test_the_committed_study_figures_are_within_bounds(name):
     from PIL import Image
 
-    for png in (REPO / "studies" / name / "report").glob("*.png"):
+    for png in (REPO / "studies" / name / "report").glob("*/*.png"):
         with Image.open(png) as im:
             assert im.width <= MAX_PX and im.height <= MAX_PX, (png, im.size)
 

@@ -60,34 +60,46 @@ def test_each_finding_names_a_relation_that_exists(name):
         assert not finding.relation or finding.relation in relations, (name, finding.name)
 
 
-# ----------------------------------------------- the committed quick results
-# Each study's quick scale, run on gem5 by the committed code and saved with
-# `g5net study save`: current with configs/, reported as committed, and its
-# findings honest about what did not reproduce.
+# ----------------------------------------------- the committed results
+# Each study's scales that have results, run on gem5 by the committed code and
+# saved with `g5net study save NAME --scale SCALE` into studies/NAME/results/SCALE:
+# current with configs/, reported as committed, and their findings honest
+# about what did not reproduce.
+
+COMMITTED = [(n, scale) for n in STUDIES for scale in results.committed(catalog.load(n))]
 
 
-def _committed(name: str) -> tuple[catalog.Study, list]:
+def test_every_study_has_its_quick_results_committed():
+    assert {n for n, scale in COMMITTED if scale == "quick"} == set(STUDIES)
+
+
+def _committed(name: str, scale: str) -> tuple[catalog.Study, list]:
     study = catalog.load(name)
-    results.check_current(study)  # StudyError (stale or missing) says what to run
-    return study, runsmod.load(study.results)
+    results.check_current(study, scale)  # StudyError (stale or missing) says what to run
+    return study, runsmod.load(study.results(scale))
 
 
-@pytest.mark.parametrize("name", STUDIES)
-def test_committed_results_are_every_quick_point_done_by_the_current_configs(name):
-    study, runs = _committed(name)
-    made = results.provenance(study)
-    assert made["scale"] == "quick" and made["gem5_version"]
-    points = sweep.load(study.spec("quick")).points
-    assert made["runs"] == len(runs) == len(points), (made["runs"], len(runs), len(points))
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_committed_results_are_points_of_their_scale_done_by_the_current_configs(name, scale):
+    """Every committed scale is current with configs/ (`make test` fails where
+    configs changed since); the quick scale has every point, a larger one at
+    least the points finished when it was saved."""
+    study, runs = _committed(name, scale)
+    made = results.provenance(study, scale)
+    assert made["scale"] == scale and made["gem5_version"]
+    points = sweep.load(study.spec(scale)).points
+    assert made["runs"] == len(runs) and made.get("points", len(points)) == len(points)
+    assert len(runs) == len(points) if scale == "quick" else 0 < len(runs) <= len(points)
     assert {r.status for r in runs} == {"done"}
+    assert {r.name.rsplit("-", 1)[0] for r in runs} == {p.spec.experiment.name for p in points}
 
 
-@pytest.mark.parametrize("name", STUDIES)
-def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest(name):
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest(name, scale):
     """A finding not reproduced says why (its `why`, written from the measured
     values); the expect.toml relations of reproduced findings pass `g5net check`,
     those of the rest fail it or are within noise."""
-    study, runs = _committed(name)
+    study, runs = _committed(name, scale)
     expectations = check.load(study.expect)
     for row in findings.evaluate(study, runs):
         if row.verdict in ("no", "partly", "within noise", "not measured"):
@@ -104,15 +116,24 @@ def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest
             (row.finding.name, outcome.failures, outcome.within_noise)
 
 
-@pytest.mark.parametrize("name", STUDIES)
-def test_the_committed_report_is_the_report_of_the_committed_results(name, tmp_path):
-    study, runs = _committed(name)
-    report.write(study, runs, report.results_label(study), results.provenance(study), tmp_path)
-    committed = study.report_dir / report.REPORT
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_the_committed_report_is_the_report_of_the_committed_results(name, scale, tmp_path):
+    study, runs = _committed(name, scale)
+    report.write(study, runs, results.label(study, scale), results.provenance(study, scale), tmp_path)
+    committed = study.report_dir(scale) / report.REPORT
     assert committed.read_text() == (tmp_path / report.REPORT).read_text(), \
-        f"{committed} is out of date: run `g5net study report {name}`"
+        f"{committed} is out of date: run `g5net study report {name} --scale {scale}`"
     for png in tmp_path.glob("*.png"):
-        assert (study.report_dir / png.name).is_file(), f"{study.report_dir / png.name} is missing"
+        assert (study.report_dir(scale) / png.name).is_file(), f"{study.report_dir(scale) / png.name} is missing"
+
+
+def test_results_and_reports_are_kept_per_scale():
+    """No run directory or report outside a scale's folder (the layout before scales)."""
+    for name in STUDIES:
+        study = catalog.load(name)
+        for kept in ("results", "report"):
+            folder = study.path / kept
+            assert {p.name for p in folder.iterdir()} <= set(catalog.SCALES), folder
 
 
 def test_the_readme_summarises_every_study_from_its_committed_results():
@@ -161,23 +182,31 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     assert unknown.returncode == 2 and "no study '10gb' (have: 10gbe;" in unknown.stderr
     no_scale = _study_cli(studies, "report", "10gbe")
     assert no_scale.returncode == 2 and "study 10gbe has no committed results yet: run " \
-        "`g5net study run 10gbe --scale quick`, then `g5net study save 10gbe`" in no_scale.stderr
+        "`g5net study run 10gbe --scale quick`, then `g5net study save 10gbe --scale quick`" in no_scale.stderr
     # Results recorded as made by other configs than today's.
-    (studies / "10gbe" / "results").mkdir()
-    (studies / "10gbe" / "results" / results.PROVENANCE).write_text(json.dumps(
+    committed = studies / "10gbe" / "results" / "quick"
+    committed.mkdir(parents=True)
+    (committed / results.PROVENANCE).write_text(json.dumps(
         {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"], "configs_digest": "0" * 64,
          "runs": 7}))
     stale = _study_cli(studies, "report", "10gbe")
-    assert stale.returncode == 2 and "its committed results were made by configs 000000000000, and " \
-        "configs/ is now " in stale.stderr and "rerun `g5net study run 10gbe --scale quick`, then " \
-        "`g5net study save 10gbe`" in stale.stderr
+    assert stale.returncode == 2 and "its committed quick results were made by configs 000000000000, " \
+        "and configs/ is now " in stale.stderr and "rerun `g5net study run 10gbe --scale quick`, then " \
+        "`g5net study save 10gbe --scale quick`" in stale.stderr
     # Results sampled by another configs/g5net_sampled.py than today's.
-    (studies / "10gbe" / "results" / results.PROVENANCE).write_text(json.dumps(
+    (committed / results.PROVENANCE).write_text(json.dumps(
         {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
          "configs_digest": configs_digest(), "sampled_config_digest": "0" * 64, "runs": 7}))
     resampled = _study_cli(studies, "report", "10gbe")
     assert resampled.returncode == 2 and "configs/g5net_sampled.py, which sampled them, has " \
         "changed: rerun `g5net study run 10gbe --scale quick`" in resampled.stderr
+    # A scale without committed results, where another has them.
+    no_full = _study_cli(studies, "report", "10gbe", "--scale", "full")
+    assert no_full.returncode == 2 and "study 10gbe has no committed results at scale full yet (it " \
+        "has: quick): run `g5net study run 10gbe --scale full`, then `g5net study save 10gbe " \
+        "--scale full`" in no_full.stderr
     (studies / "10gbe" / "full.toml").unlink()
     gone = _study_cli(studies, "run", "10gbe", "--scale", "full", "--dry-run")
     assert gone.returncode == 2 and "study 10gbe has no scale 'full' (it has: quick)" in gone.stderr
+    medium = _study_cli(studies, "run", "10gbe", "--scale", "medium", "--dry-run")
+    assert medium.returncode == 2 and "study 10gbe has no scale 'medium' (it has: quick)" in medium.stderr

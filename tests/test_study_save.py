@@ -46,7 +46,11 @@ def gem5_runs(tmp_path: Path, monkeypatch) -> Path:
               "artifacts": {"kernel-up": {"digest": "k" * 64,
                                           "path": str(tmp_path / "cache" / "kernel" / "up-1" / "bzImage")},
                             "image": {"digest": "i" * 64, "path": str(tmp_path / "mine" / "disk.img")}}}
-    make_run(tmp_path / "runs", quickstart_spec(), ran_on=ran_on)
+    rd = make_run(tmp_path / "runs", quickstart_spec(), ran_on=ran_on)
+    # gem5's statistics, which save derives metrics.json from (empty here: no
+    # dump, the guest's figures alone).
+    rd.m5out.mkdir()
+    rd.stats_txt.touch()
     return tmp_path / "runs"
 
 
@@ -57,14 +61,14 @@ def _study(tmp_path: Path) -> Study:
 def test_saved_records_name_files_in_the_cache_relative_to_it_and_nothing_else(tmp_path, gem5_runs):
     study = _study(tmp_path)
     assert results.save(study, "quick", gem5_runs) == 1
-    [saved] = study.results.glob("*/run.json")
+    [saved] = study.results("quick").glob("*/run.json")
     record = json.loads(saved.read_text())
     assert record["engine"]["binary"] == "$G5NET_CACHE/gem5/ab12/gem5.opt"
     assert record["artifacts"]["kernel-up"]["path"] == "$G5NET_CACHE/kernel/up-1/bzImage"
     assert record["artifacts"]["image"]["path"] == "<elsewhere>/disk.img"
     original = json.loads((gem5_runs / saved.parent.name / "run.json").read_text())
     assert _without_paths(record) == _without_paths(original)
-    everything = [s for f in study.results.rglob("*.json") for s in _strings(json.loads(f.read_text()))]
+    everything = [s for f in study.results("quick").rglob("*.json") for s in _strings(json.loads(f.read_text()))]
     assert not [s for s in everything if s.startswith("/") or str(tmp_path) in s]
     # Saving a portable record again changes nothing.
     assert run_record.portable(record) == record
@@ -73,16 +77,18 @@ def test_saved_records_name_files_in_the_cache_relative_to_it_and_nothing_else(t
 def test_a_failed_save_leaves_the_committed_results_as_they_were(tmp_path, gem5_runs, monkeypatch):
     study = _study(tmp_path)
     results.save(study, "quick", gem5_runs)
-    before = {p.relative_to(study.results): p.read_bytes() for p in study.results.rglob("*") if p.is_file()}
+    committed = study.results("quick")
+    before = {p.relative_to(committed): p.read_bytes() for p in committed.rglob("*") if p.is_file()}
 
     def broken(*args, **kwargs):
         raise G5netError("stats.txt unreadable")
     monkeypatch.setattr(run_metrics, "compute", broken)
     with pytest.raises(G5netError):
         results.save(study, "quick", gem5_runs)
-    after = {p.relative_to(study.results): p.read_bytes() for p in study.results.rglob("*") if p.is_file()}
+    after = {p.relative_to(committed): p.read_bytes() for p in committed.rglob("*") if p.is_file()}
     assert after == before
     assert sorted(p.name for p in study.path.iterdir()) == ["results"]
+    assert sorted(p.name for p in (study.path / "results").iterdir()) == ["quick"]
 
 
 def test_cache_paths_are_portable_once(tmp_path: Path):
@@ -98,7 +104,7 @@ def test_committed_records_name_no_machine_folders():
     """Every study's committed results and every gem5 fixture, as saved above
     and by scripts/gem5_fixtures.py: no absolute path in a record or config.ini."""
     repo = Path(__file__).resolve().parents[1]
-    records = sorted(repo.glob("studies/*/results/**/*.json")) + sorted(repo.glob("tests/fixtures/gem5-*/*.json"))
+    records = sorted(repo.glob("studies/*/results/*/**/*.json")) + sorted(repo.glob("tests/fixtures/gem5-*/*.json"))
     assert len(records) > 50
     found = {f.relative_to(repo): s for f in records for s in _strings(json.loads(f.read_text()))
              if s.startswith("/")}

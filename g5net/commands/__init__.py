@@ -11,7 +11,7 @@ from .. import home
 def bundled_file(text: str) -> Path:
     """An argparse type for a spec, expectations file or study's results: as
     typed, or the copy in g5net's own tree of `examples/NAME.toml` or
-    `studies/NAME/results` (g5net/home.py's bundled)."""
+    `studies/NAME/results/SCALE` (g5net/home.py's bundled)."""
     return home.bundled(Path(text))
 
 

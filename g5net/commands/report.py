@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                "Examples: g5net report results/sweep-quick --out report/sweep-quick\n"
                "          g5net report results/nic --out report/nic --x host.nic.attach "
                "--y throughput_mbps --hue host.nic.mtu --host client\n"
-               "          g5net report studies/10gbe/results --out report/10gbe --x nic.mtu "
+               "          g5net report studies/10gbe/results/quick --out report/10gbe --x nic.mtu "
                "--y throughput_mbps --hue cpu.model --where window_bytes=65536",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

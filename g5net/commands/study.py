@@ -13,27 +13,36 @@ from ..errors import StudyError
 from ..report import runs as runsmod
 from ..study import builtin as catalog
 from ..study import results
-from ..study.report import results_label, write
+from ..study.report import write
 from . import add_gem5_args
 from .completion import words
 from . import sweep as sweepcmd
 
 EPILOG = """\
 A study is a folder under studies/ (study.toml says what it holds): the sweep
-at two scales (quick: one 2-core machine within 90 minutes, boot checkpoints
-included; full: the paper's own size, for SLURM), the paper's figures as data
-(paper.csv), the expected directions as a g5net check file (expect.toml), and
-the quick scale's results, committed.
+at up to three scales, the paper's figures as data (paper.csv), the expected
+directions as a g5net check file (expect.toml), and each scale's committed
+results (results/SCALE/) and report (report/SCALE/).
+
+  quick    one 2-core machine within 90 minutes from an empty checkpoint cache:
+           one comparison of every finding the model can express
+  medium   every finding in the paper's regime, within 150 minutes on 2 cores
+           from an empty cache (kernel build and boots included)
+  full     the paper's own grid, for SLURM
 
   g5net study list
   g5net study run 10gbe --scale quick            # resumable: kill it, run it again
   g5net study run niagara2-nic --scale full --runner slurm --dry-run
-  g5net study save 10gbe                          # commit the runs' small files
+  g5net study save 10gbe --scale quick           # commit the runs' small files
   g5net study report 10gbe                        # figures + summary table
 
 Exit status: 0 done, 1 a point failed, 2 an unknown study or scale, stale
 committed results, or a spec error.
 """
+
+SCALE_HELP = ("quick: one 2-core machine within 90 minutes, one comparison of every finding; "
+              "medium: every finding in the paper's regime within 150 minutes on 2 cores; "
+              "full: the paper's own grid, for --runner slurm")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,15 +63,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "spec: points that already have a run are kept, so a run killed "
                     "part-way goes on where it stopped when started again. Progress (points "
                     "done of all, elapsed, an estimate of what is left) goes to stderr.",
-        epilog="Then: g5net study save NAME (commit the runs' small files), "
-               "g5net study report NAME (figures and summary table).\n"
+        epilog="Then: g5net study save NAME --scale SCALE (commit the runs' small files; "
+               "also while the sweep runs), g5net study report NAME (figures and summary table).\n"
                "Example: g5net study run 10gbe --scale quick",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)"
                      ).complete = studies
     run.add_argument("--scale", choices=catalog.SCALES, default="quick",
-                     help="quick: one 2-core machine within 90 minutes; full: the paper's own "
-                          "size, for --runner slurm (default: %(default)s)")
+                     help=f"{SCALE_HELP} (default: %(default)s)")
     run.add_argument("--runner", choices=runners.RUNNERS, default="local",
                      help="run points on this machine, or as a SLURM job array "
                           "(default: %(default)s)")
@@ -82,18 +90,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.set_defaults(func=_run)
 
     save = verbs.add_parser(
-        "save", help="commit a finished run's small files under studies/NAME/results",
-        description="Replace the study's committed results with the runs of its sweep "
-                    "directory: each run's run.json and results.json, and its metrics.json "
-                    "derived again by this g5net, with provenance.json (gem5 version, configs "
-                    "digest). No stats.txt, consoles or checkpoints: a few hundred KB a point.",
-        epilog="Then: g5net study report NAME.\n"
+        "save", help="commit a sweep's finished runs' small files under studies/NAME/results/SCALE",
+        description="Replace the study's committed results of one scale with the finished runs "
+                    "of its sweep directory: each run's run.json and results.json, and its "
+                    "metrics.json derived again by this g5net, with provenance.json (gem5 version, "
+                    "configs digest). No stats.txt, consoles or checkpoints: a few hundred KB a "
+                    "point. Cheap to repeat while the sweep runs: the points finished so far.",
+        epilog="Then: g5net study report NAME --scale SCALE.\n"
                "Example: g5net study save 10gbe --scale quick\n"
                "         g5net study save 10gbe --from /shared/10gbe-quick --json",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     save.add_argument("name", help="the study (g5net study list)").complete = studies
     save.add_argument("--scale", choices=catalog.SCALES, default="quick",
-                      help="the scale whose runs to save (default: %(default)s)")
+                      help="the scale whose runs to save, into studies/NAME/results/SCALE "
+                           "(default: %(default)s)")
     save.add_argument("--from", dest="source", type=Path, metavar="DIR",
                       help="sweep directory (default: results/studies/NAME-SCALE)")
     save.add_argument("--json", action="store_true",
@@ -104,16 +114,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "report", help="figures with the paper's points, and the summary table",
         description="Draw the study's figures with the paper's points beside ours and write "
                     "report.md: every finding with the paper's figure, ours, and whether it "
-                    "is reproduced, with the measured reason. From the committed results "
-                    "unless --from names runs of your own.",
+                    "is reproduced, with the measured reason. From the committed results of "
+                    "a scale unless --from names runs of your own.",
         epilog="Example: g5net study report niagara2-nic\n"
+               "         g5net study report 10gbe --scale quick\n"
                "         g5net study report 10gbe --from results/studies/10gbe-quick --out /tmp/r",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     report.add_argument("name", help="the study (g5net study list)").complete = studies
+    report.add_argument("--scale", choices=catalog.SCALES,
+                        help="the scale whose committed results to report (default: the largest "
+                             "scale that has committed results)")
     report.add_argument("--from", dest="source", type=Path, metavar="DIR",
                         help="a sweep directory or folder of runs (default: the committed results)")
     report.add_argument("--out", type=Path, metavar="DIR",
-                        help="report folder (default: studies/NAME/report under the working "
+                        help="report folder (default: studies/NAME/report/SCALE under the working "
                              "directory: in a checkout's root, the committed report)")
     report.add_argument("--json", action="store_true",
                         help="print the report's path and the summary table's rows as JSON")
@@ -162,19 +176,23 @@ def _save(args: argparse.Namespace) -> int:
     study = catalog.load(args.name)
     n = results.save(study, args.scale, args.source or _default_dir(args.name, args.scale))
     if args.json:
-        print(json.dumps({"results": str(study.results), "runs": n}))
+        print(json.dumps({"results": str(study.results(args.scale)), "runs": n}))
     else:
-        print(f"{study.results}: {n} runs saved")
+        print(f"{study.results(args.scale)}: {n} runs saved")
     return 0
 
 
 def _report(args: argparse.Namespace) -> int:
     study = catalog.load(args.name)
     if args.source:
+        # Where no results are committed, the report of runs of one's own goes beside the smallest scale's.
+        scale = args.scale or (results.committed(study) or study.scales[:1] or [catalog.SCALES[0]])[-1]
         source, label, made = args.source, str(args.source), {}
     else:
-        source, label, made = study.results, results_label(study), results.check_current(study)
-    out = args.out or Path("studies") / study.name / study.report_dir.name
+        scale = args.scale or results.largest(study)
+        source, label, made = study.results(scale), results.label(study, scale), \
+            results.check_current(study, scale)
+    out = args.out or Path("studies") / study.name / "report" / scale
     path, rows = write(study, runsmod.load(source), label, made, out)
     if args.json:
         print(json.dumps({"report": str(path), "findings": [
@@ -183,4 +201,3 @@ def _report(args: argparse.Namespace) -> int:
         return 0
     print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
     return 0
-

@@ -3,13 +3,23 @@
 A study folder holds::
 
     study.toml     what the paper is, its scales, the stand-ins, figures, findings
-    quick.toml     the sweep at a size one 2-core machine runs within 90 minutes
+    quick.toml     the sweep one 2-core machine runs within 90 minutes from an
+                   empty checkpoint cache: one comparison of every finding the
+                   model can express
+    medium.toml    every finding in the paper's regime, within 150 minutes on 2
+                   cores from an empty cache (kernel build and boots included)
     full.toml      the sweep at the paper's own size, for the SLURM runner
     paper.csv      the paper's published values: figure,series,x,y,unit,source
     expect.toml    the expected directions, a `g5net check` file whose named
                    [[relation]] tables are what the findings cite
-    results/       the quick scale's committed results (`g5net study save`)
-    report/        the committed report (`g5net study report`)
+    results/SCALE/ a scale's committed results, one run directory per finished
+                   point and provenance.json (`g5net study save NAME --scale SCALE`);
+                   `g5net study run` takes these points from it instead of
+                   running them again
+    report/SCALE/  the committed report of that scale: report.md and its figures
+                   (`g5net study report NAME --scale SCALE`)
+
+A study has the scales whose SCALE.toml it holds (SCALES, smallest first).
 
 $G5NET_STUDIES, a folder laid out as studies/ is, takes its place (a
 researcher's own studies).
@@ -73,7 +83,7 @@ from ..spec import plain_name
 
 # A folder of studies of one's own, laid out as studies/ is, takes its place.
 STUDIES = Path(os.environ.get("G5NET_STUDIES", REPO / "studies"))
-SCALES = ("quick", "full")
+SCALES = ("quick", "medium", "full")
 STUDY_FILE = "study.toml"
 # A study.toml is a few pages of text.
 MAX_STUDY_BYTES = 1 * 2**20
@@ -153,13 +163,13 @@ class Study:
     def paper_csv(self) -> Path:
         return self.path / "paper.csv"
 
-    @property
-    def results(self) -> Path:
-        return self.path / "results"
+    def results(self, scale: str) -> Path:
+        """The folder of `scale`'s committed results."""
+        return self.path / "results" / scale
 
-    @property
-    def report_dir(self) -> Path:
-        return self.path / "report"
+    def report_dir(self, scale: str) -> Path:
+        """The folder of `scale`'s committed report."""
+        return self.path / "report" / scale
 
 
 def names(root: Path = STUDIES) -> list[str]:

@@ -12,7 +12,7 @@ from ..report import runs as runsmod
 from ..report.runs import Run, fmt_value, selected, short, varying
 from . import figures, findings, paper
 from .builtin import Study, Table, metric
-from .results import PROVENANCE
+from . import results
 
 REPORT = "report.md"
 
@@ -62,10 +62,10 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
     return lines if measured else [f"No run here has these metrics ({', '.join(table.columns)})."]
 
 
-def results_label(study: Study) -> str:
-    """The committed results' folder as the report names it: from the studies'
-    parent (`studies/10gbe/results`), the same on every machine."""
-    return str(study.results.relative_to(study.path.parents[1]))
+def _so_far(provenance: dict) -> str:
+    """Of results saved while their sweep still ran: how many of its points."""
+    points = provenance.get("points", provenance["runs"])
+    return f" ({provenance['runs']} of its {points} points so far)" if provenance["runs"] < points else ""
 
 
 def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
@@ -75,7 +75,7 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
     rows = findings.evaluate(study, runs)
     lines = [f"# {study.title}", "", f"Paper: {study.paper}", "", study.about, "",
              f"Results: {source}, {len(runs)} runs; " + (
-                 f"the committed {provenance['scale']} scale, made by gem5 "
+                 f"the committed {provenance['scale']} scale{_so_far(provenance)}, made by gem5 "
                  f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}."
                  if provenance else "not the committed results."),
              "", "## Summary", "", *summary_table(rows), ""]
@@ -104,18 +104,21 @@ README_END = "<!-- end of study summaries -->"
 
 
 def readme_block(studies: Sequence[Study]) -> str:
-    """The README's study section: each study's summary table on its committed
-    results and a link to its report; a study without results says so."""
+    """The README's study section: each study's summary table on the committed
+    results of its largest committed scale and a link to that scale's report;
+    a study without results says so."""
     lines = [README_BEGIN, ""]
     for study in studies:
-        rel = study.path.relative_to(study.path.parents[1])  # studies/NAME
         lines += [f"### {study.title}", ""]
-        if not (study.results / PROVENANCE).is_file():
+        have = results.committed(study)
+        if not have:
             lines += [f"No committed results yet: `g5net study run {study.name}`.", ""]
             continue
-        runs = runsmod.load(study.results)
-        lines += [f"[Report with figures]({rel}/report/{REPORT}) · "
-                  f"`g5net study run {study.name}` · {len(runs)} runs, quick scale", "",
+        scale = have[-1]
+        runs = runsmod.load(study.results(scale))
+        report = study.report_dir(scale).relative_to(study.path.parents[1]) / REPORT
+        lines += [f"[Report with figures]({report}) · "
+                  f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", "",
                   *summary_table(findings.evaluate(study, runs)), ""]
     return "\n".join([*lines, README_END])
 

@@ -1,13 +1,16 @@
-"""A study's committed results: the small files of each run of a sweep, with
-the gem5 version and configs digest that made them.
+"""A study's committed results, one folder per scale: the small files of each
+finished point of a sweep, with the gem5 version and configs digest that made them.
 
 `save` copies run.json (portable: no machine's paths, runs/record.py) and
-results.json of every run of a sweep directory into
-`studies/<name>/results/<run dir>/`, with its metrics.json derived again
-from the run's stats.txt by the code being committed (so that a metric added
-after the run is there); no stats.txt, consoles or checkpoints: a few hundred
-KB a point. It writes `provenance.json` (with the digest of
-configs/g5net_sampled.py where the runs sampled program counters).
+results.json of every finished point of a sweep directory (of every run of
+another folder of runs) into `studies/<name>/results/<scale>/<run dir>/`,
+with its metrics.json derived again from the run's stats.txt by the code
+being committed (so that a metric added after the run is there); no
+stats.txt, consoles or checkpoints: a few hundred KB a point. It writes
+`provenance.json` (with the digest of configs/g5net_sampled.py where the runs
+sampled program counters). A sweep still running saves the points finished
+so far.
+
 `check_current` refuses results made by other configs.
 """
 
@@ -19,27 +22,44 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import engines
-from ..model import specs
 from ..errors import StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
+from ..model import specs
 from ..runs import record as run_record
+from ..runs import store, sweepdir
 from ..runs.locate import locate
-from .builtin import Study
+from ..runs.rundir import RunDir
+from .builtin import SCALES, Study
 
 PROVENANCE = "provenance.json"
 
 
+def _finished(source: Path) -> tuple[list[RunDir], int | None]:
+    """The runs to save, and the sweep's point count: of a sweep, the runs of its
+    plan's points that have finished (none of an older plan's, none being
+    written); of another folder, every run in it."""
+    found = locate(source)
+    if not found.sweep:
+        return list(found.some_runs()), None
+    plan = sweepdir.read(found.sweep)
+    runs = [rd for p in plan.points if (rd := store.find(found.sweep.store, p))]
+    if not runs:
+        raise StudyError(f"{source}: no point of the sweep has finished yet "
+                         f"(`g5net status {source}` lists them)")
+    return runs, len(plan.points)
+
+
 def save(study: Study, scale: str, source: Path) -> int:
-    """Replace the study's committed results with the runs under `source`; the run count."""
-    found = locate(source).some_runs()
+    """Replace the committed results of `scale` with the finished runs under `source`; the run count."""
+    found, points = _finished(source)
     records = [rd.read_run() for rd in found]
     versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
     run_specs = [specs.from_dict(r["spec"]) for r in records]
     # Published whole: a crash leaves the old results or the new, never neither or half.
-    with staged_dir.staged(study.results) as tmp:
+    with staged_dir.staged(study.results(scale)) as tmp:
         for rd, record in zip(found, records):
             dest = tmp / rd.path.name
             dest.mkdir()
@@ -53,26 +73,55 @@ def save(study: Study, scale: str, source: Path) -> int:
         atomic.write_json(tmp / PROVENANCE, {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
             **engines.get("gem5").provenance(run_specs), "runs": len(found),
+            **({"points": points} if points is not None else {}),
             "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     return len(found)
 
 
-def provenance(study: Study) -> dict:
-    path = study.results / PROVENANCE
-    if not path.is_file():
+def label(study: Study, scale: str) -> str:
+    """The committed results' folder as reports and messages name it: from the
+    studies' parent (`studies/10gbe/results/quick`), the same on every machine."""
+    return str(study.results(scale).relative_to(study.path.parents[1]))
+
+
+def committed(study: Study) -> list[str]:
+    """The scales that have committed results, smallest first."""
+    return [s for s in SCALES if (study.results(s) / PROVENANCE).is_file()]
+
+
+def largest(study: Study) -> str:
+    """The largest scale with committed results; StudyError where none has."""
+    have = committed(study)
+    if not have:
+        first = study.scales[0] if study.scales else SCALES[0]
         raise StudyError(f"study {study.name} has no committed results yet: run "
-                         f"`g5net study run {study.name} --scale quick`, then "
-                         f"`g5net study save {study.name}`")
-    return json.loads(path.read_text())
+                         f"`g5net study run {study.name} --scale {first}`, then "
+                         f"`g5net study save {study.name} --scale {first}`")
+    return have[-1]
 
 
-def check_current(study: Study) -> dict:
-    """The committed results' provenance; StudyError when configs/ changed since."""
-    made = provenance(study)
+def provenance(study: Study, scale: str) -> dict:
+    path = study.results(scale) / PROVENANCE
+    if not path.is_file():
+        have = committed(study)
+        raise StudyError(f"study {study.name} has no committed results at scale {scale} yet"
+                         + (f" (it has: {', '.join(have)})" if have else "")
+                         + f": run `g5net study run {study.name} --scale {scale}`, then "
+                         f"`g5net study save {study.name} --scale {scale}`")
+    made = json.loads(path.read_text())
+    if made.get("scale") != scale:
+        raise StudyError(f"{path}: made at scale {made.get('scale')!r}, kept under {scale}: "
+                         f"save it again with `g5net study save {study.name} --scale {scale}`")
+    return made
+
+
+def check_current(study: Study, scale: str) -> dict:
+    """The provenance of `scale`'s committed results; StudyError when configs/ changed since."""
+    made = provenance(study, scale)
     what = engines.get("gem5").changed_since(made)
     if what is None:
         return made
-    raise StudyError(f"study {study.name}: its committed results were made by configs "
+    raise StudyError(f"study {study.name}: its committed {scale} results were made by configs "
                      f"{made['configs_digest'][:12]}, and {what}: rerun "
-                     f"`g5net study run {study.name} --scale {made['scale']}`, then "
-                     f"`g5net study save {study.name}`")
+                     f"`g5net study run {study.name} --scale {scale}`, then "
+                     f"`g5net study save {study.name} --scale {scale}`")
