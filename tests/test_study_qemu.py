@@ -1,7 +1,8 @@
 """`g5net study` end to end on a study of one's own ($G5NET_STUDIES) run on
 real QEMU guests: run (resumable sweep), report (figure with the paper's
-points beside ours, summary table whose verdict follows the measured values).
-About a minute on two cores."""
+points beside ours, summary table whose verdict follows the measured values),
+and a run on another machine that takes the committed points instead of
+running them. Under a minute on two cores."""
 
 import json
 import os
@@ -11,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from g5net.runs import record as run_record
 
 
 pytestmark = pytest.mark.slow
@@ -79,7 +82,7 @@ PAPER = "figure,series,x,y,unit,source\nthroughput-vs-write,host,1024,300,Mbit/s
         "throughput-vs-write,host,65536,450,Mbit/s,Fig. 1\n"
 
 
-def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
+def test_a_study_runs_reports_and_resumes_from_its_committed_points(tmp_path: Path):
     studies = tmp_path / "studies"
     toy = studies / "toy"
     toy.mkdir(parents=True)
@@ -129,3 +132,27 @@ def test_a_study_runs_and_reports_beside_its_paper(tmp_path: Path):
                                "--json").stdout)
     assert [(f["name"], f["reproduced"]) for f in as_json["findings"]] == \
         [("bigger", verdict), ("offload", "not modelled"), ("packets", "yes")]
+
+    # Another machine, without the sweep directory: the point committed (as
+    # `g5net study save` commits a run: its small files, the record portable)
+    # is taken from the committed results, and only the other one runs.
+    first, second = sorted((sweep_dir / "runs").iterdir())
+    committed = toy / "results" / "quick"
+    (committed / first.name).mkdir(parents=True)
+    record = json.loads((first / "run.json").read_text())
+    (committed / first.name / "run.json").write_text(json.dumps(run_record.portable(record)))
+    for name in ("results.json", "metrics.json"):
+        shutil.copy(first / name, committed / first.name / name)
+    (committed / "provenance.json").write_text(json.dumps({"study": "toy", "scale": "quick", "runs": 1,
+                                                           "points": 2}))
+    shutil.rmtree(tmp_path / "results")
+    again = g5net("run", "toy")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "1 of 2 points taken from the committed results (studies/toy/results/quick)" in again.stderr
+    assert "2 points, 1 already have a run, 1 to run" in again.stderr
+    taken, ran = sweep_dir / "runs" / first.name, sweep_dir / "runs" / second.name
+    assert sorted(p.name for p in taken.iterdir()) == ["metrics.json", "results.json", "run.json"]
+    assert (ran / "console-server.log").is_file()
+    status = subprocess.run([sys.executable, "-m", "g5net.cli", "status", str(sweep_dir), "--json"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert status.returncode == 0 and json.loads(status.stdout)["counts"] == {"done": 2}

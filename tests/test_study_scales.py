@@ -1,7 +1,7 @@
-"""A study's scales (quick, medium, full) and its committed results per
-scale. On a study folder of one's own ($G5NET_STUDIES) whose runs are
-written by the product's writers (the QEMU end to end: test_study_qemu.py).
-Fast: no run."""
+"""A study's scales (quick, medium, full), its committed results per scale,
+and a sweep that takes the points those results hold instead of running
+them. On a study folder of one's own ($G5NET_STUDIES) whose runs are written
+by the product's writers (the QEMU end to end: test_study_qemu.py). Fast: no run."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from g5net.artifacts.host import REPO
+from g5net.metrics import derive as run_metrics
 from g5net.model import identity
 from g5net.runners.plan import planned
 from g5net.runs import rundir, store, sweepdir
@@ -133,3 +134,64 @@ def test_a_save_while_the_sweep_runs_has_the_points_finished_so_far(tmp_path):
         make_run(sd.store, p.spec, ran_on=GEM5)
     assert results.save(study, "medium", sd.path) == 4
     assert results.provenance(study, "medium")["runs"] == 4
+
+
+# ------------------------------------------ resuming from the committed points
+
+def test_a_sweep_elsewhere_takes_the_committed_points_and_runs_the_rest(tmp_path, capsys, monkeypatch):
+    """Four of six points finished on one machine and were saved; on another
+    (a sweep directory of its own, nothing in it) the sweep takes those four
+    from the committed results: its store, `g5net status` and the sweep's
+    choice of points to run count them done."""
+    studies = tmp_path / "studies"
+    study = _study(studies)
+    first, plan = _sweep(tmp_path / "first-machine", 4)
+    results.save(study, "medium", first.path)
+    committed = _files(study.results("medium"))
+
+    elsewhere = SweepDir(tmp_path / "second-machine")
+    sweepdir.write(elsewhere, plan)
+    assert results.adopt(study, "medium", elsewhere, plan, dry=True) == {0, 1, 2, 3}
+    assert not elsewhere.store.exists()  # a dry run copies nothing
+    assert results.adopt(study, "medium", elsewhere, plan) == {0, 1, 2, 3}
+    err = capsys.readouterr().err
+    assert "4 of 6 points would be taken from the committed results (studies/toy/results/medium)" in err
+    assert "4 of 6 points taken from the committed results (studies/toy/results/medium)" in err
+    assert [p.index for p in store.to_run(elsewhere, plan, retry_failed=False)] == [4, 5]
+    assert [store.status_of(elsewhere.store, p) for p in plan.points] == ["done"] * 4 + [None] * 2
+    status = _cli(studies, tmp_path, "status", str(elsewhere.path), "--json")
+    assert status.returncode == 1 and json.loads(status.stdout)["counts"] == {"done": 4, "pending": 2}
+    # Taken once: a second start finds them in its store.
+    assert results.adopt(study, "medium", elsewhere, plan) == set()
+
+    # The other two run here; saving derives their metrics and keeps the four
+    # taken runs' committed files as they are (no stats.txt to derive them from).
+    for p in placement_sweep().points[4:]:
+        rd = make_run(elsewhere.store, p.spec, ran_on=GEM5)
+        rd.m5out.mkdir()
+        rd.stats_txt.touch()
+    derived = []
+    compute = run_metrics.compute
+    monkeypatch.setattr(run_metrics, "compute", lambda spec, *a: derived.append(spec) or compute(spec, *a))
+    assert results.save(study, "medium", elsewhere.path) == 6
+    assert len(derived) == 2
+    now = _files(study.results("medium"))
+    assert {k: v for k, v in now.items() if k in committed and k.name != results.PROVENANCE} == \
+        {k: v for k, v in committed.items() if k.name != results.PROVENANCE}
+    assert (results.provenance(study, "medium")["runs"], len(now)) == (6, 6 * 3 + 1)
+
+
+def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
+    study = _study(tmp_path / "studies")
+    first, plan = _sweep(tmp_path / "first", 3)
+    results.save(study, "medium", first.path)
+    record = study.results("medium") / plan.points[0].dir_name / "run.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "status": "timeout"}))
+    other = study.results("medium") / plan.points[1].dir_name / "run.json"
+    other.write_text(json.dumps({**json.loads(other.read_text()), "run_id": "0" * 64}))
+    elsewhere = SweepDir(tmp_path / "elsewhere")
+    assert results.adopt(study, "medium", elsewhere, plan) == {2}
+    assert "1 of 6 points taken" in capsys.readouterr().err
+    # Without committed results of the scale there is nothing to take, and nothing said.
+    assert results.adopt(study, "quick", elsewhere, plan) == set()
+    assert capsys.readouterr().err == ""

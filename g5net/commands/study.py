@@ -4,6 +4,7 @@ paper's figures beside ours."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -29,6 +30,10 @@ results (results/SCALE/) and report (report/SCALE/).
   medium   every finding in the paper's regime, within 150 minutes on 2 cores
            from an empty cache (kernel build and boots included)
   full     the paper's own grid, for SLURM
+
+A scale's run takes the points its committed results already have instead of
+running them, so a scale stopped on one machine, its finished points saved
+and committed, resumes on another.
 
   g5net study list
   g5net study run 10gbe --scale quick            # resumable: kill it, run it again
@@ -61,8 +66,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "run", help="run a study's sweep (resumable)",
         description="Run the sweep of one study at one scale, like `g5net sweep` on its "
                     "spec: points that already have a run are kept, so a run killed "
-                    "part-way goes on where it stopped when started again. Progress (points "
-                    "done of all, elapsed, an estimate of what is left) goes to stderr.",
+                    "part-way goes on where it stopped when started again; points whose run "
+                    "the scale's committed results (studies/NAME/results/SCALE) hold are "
+                    "copied from there instead of run. Progress (points done of all, "
+                    "elapsed, an estimate of what is left) goes to stderr.",
         epilog="Then: g5net study save NAME --scale SCALE (commit the runs' small files; "
                "also while the sweep runs), g5net study report NAME (figures and summary table).\n"
                "Example: g5net study run 10gbe --scale quick",
@@ -93,7 +100,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "save", help="commit a sweep's finished runs' small files under studies/NAME/results/SCALE",
         description="Replace the study's committed results of one scale with the finished runs "
                     "of its sweep directory: each run's run.json and results.json, and its "
-                    "metrics.json derived again by this g5net, with provenance.json (gem5 version, "
+                    "metrics.json derived again by this g5net (a run taken from the committed "
+                    "results keeps its files as they are), with provenance.json (gem5 version, "
                     "configs digest). No stats.txt, consoles or checkpoints: a few hundred KB a "
                     "point. Cheap to repeat while the sweep runs: the points finished so far.",
         epilog="Then: g5net study report NAME --scale SCALE.\n"
@@ -160,7 +168,8 @@ def _list(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """`g5net sweep` on the study's spec, its arguments parsed by the CLI's own
-    parser: every option of the sweep keeps its default."""
+    parser: every option of the sweep keeps its default. The committed results
+    of the scale stand in for the points they hold."""
     from .. import cli  # the CLI imports this module: not at import time
     study = catalog.load(args.name)
     argv = ["sweep", str(study.spec(args.scale)), "--runner", args.runner,
@@ -169,7 +178,8 @@ def _run(args: argparse.Namespace) -> int:
     argv += ["--json"] * args.json
     argv += ["-q"] * args.quiet + [f"--gem5-arg={a}" for a in args.gem5_arg]
     argv += [f"--slurm-flag={k}={v}" for k, v in args.slurm_flag]
-    return sweepcmd.main(cli.build_parser().parse_args(argv))
+    return sweepcmd.main(cli.build_parser().parse_args(argv),
+                         adopt=functools.partial(results.adopt, study, args.scale))
 
 
 def _save(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,9 @@ from ..runners.display import Display
 from ..runs import rundir, store, sweepdir
 from ..runs.sweepdir import SweepDir
 from . import add_gem5_args, bundled_file
+
+# A dry run's state of a point that a run made elsewhere stands for (Adopt).
+COMMITTED = "committed"
 
 EPILOG = """\
 The [sweep] table of SPEC (see examples/sweep-quick.toml):
@@ -125,16 +129,23 @@ def _check_flags(args: argparse.Namespace) -> None:
     slurm.check_site_flags(dict(args.slurm_flag), tasks=1)
 
 
-def main(args: argparse.Namespace) -> int:
+# What `g5net study run` adds to a sweep. Adopt: given the sweep directory, its
+# plan and whether this is a dry run, take into the store the finished runs of
+# points made elsewhere (a dry run copies nothing); the indices of the points
+# so taken, or that would be.
+Adopt = Callable[[SweepDir, sweepdir.Plan, bool], set[int]]
+
+
+def main(args: argparse.Namespace, adopt: Adopt | None = None) -> int:
     with contextlib.ExitStack() as stack:
         if args.quiet:
             # Progress (these lines and the runners' display) goes to stderr;
             # errors are raised, and printed by the CLI after this returns.
             stack.enter_context(contextlib.redirect_stderr(stack.enter_context(open(os.devnull, "w"))))
-        return _sweep(args)
+        return _sweep(args, adopt)
 
 
-def _sweep(args: argparse.Namespace) -> int:
+def _sweep(args: argparse.Namespace, adopt: Adopt | None) -> int:
     _check_flags(args)
     # In the plan: a flag that changes the simulation changes the run ids.
     options = engines.options(args.gem5_arg)
@@ -143,12 +154,14 @@ def _sweep(args: argparse.Namespace) -> int:
     out = args.out or Path("results") / sweep.points[0].spec.experiment.name
     sd = SweepDir(out.resolve())
     if args.dry_run:
-        return _dry_run(sd, planmod.make(sweep, str(args.spec), _log, build=False, options=options),
-                        args)
+        plan = planmod.make(sweep, str(args.spec), _log, build=False, options=options)
+        return _dry_run(sd, plan, args, adopt(sd, plan, True) if adopt else set())
     with lock.exclusive(sd):
         lock.wait_for_workers(sd)
         plan = planmod.make(sweep, str(args.spec), _log, options=options)
         sweepdir.write(sd, plan)
+        if adopt:
+            adopt(sd, plan, False)
         todo = store.to_run(sd, plan, args.retry_failed)
         for path in store.set_aside_corrupt(sd.store, todo):
             _log(f"damaged run moved aside to {path}; its point runs again")
@@ -223,13 +236,16 @@ def _report(sd: SweepDir, plan: sweepdir.Plan, as_json: bool) -> int:
     return 0 if s["counts"].get("done", 0) == len(plan.points) else 1
 
 
-def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace) -> int:
+def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace, adopted: set[int]) -> int:
+    """The plan's points, their state and what they need; `adopted`: those that
+    runs made elsewhere stand for (state `committed`, not to run)."""
     rows: list[dict[str, Any]] = []
     todo = []
     for p in plan.points:
         # A point whose artifacts are not built has no run id, and no run yet.
-        state = (store.status_of(sd.store, p) if p.run_id else None) or store.PENDING
-        to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state != "done")
+        state = ((store.status_of(sd.store, p) if p.run_id else None)
+                 or (COMMITTED if p.index in adopted else store.PENDING))
+        to_run = state in (store.PENDING, rundir.CORRUPT) or (args.retry_failed and state not in ("done", COMMITTED))
         todo += [p] * to_run
         rows.append({"index": p.index, "run_id": p.run_id or None, "dir": p.dir_name if p.run_id else None,
                      "state": state, "will_run": to_run, "checkpoint": p.checkpoint,

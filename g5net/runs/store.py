@@ -74,6 +74,19 @@ def record_failure(store: Path, point: PlannedPoint, status: str, reasons: list[
     return rundir.commit(rd, store, point.name, point.run_id)
 
 
+def adopt(store: Path, point: PlannedPoint, run: rundir.RunDir) -> rundir.RunDir:
+    """Take `run`, a finished run of `point` made elsewhere (a study's committed
+    run: its records, no raw outputs), into the store as the point's run."""
+    rd = rundir.begin(store, point.name, point.run_id)
+    try:
+        for f in sorted(run.path.iterdir()):
+            if f.is_file():
+                shutil.copy(f, rd.path / f.name)
+        return rundir.commit(rd, store, point.name, point.run_id)
+    finally:
+        shutil.rmtree(rd.path, ignore_errors=True)  # gone once committed
+
+
 def to_run(sd: SweepDir, plan: Plan, retry_failed: bool) -> list[PlannedPoint]:
     """The points still to run: no committed run, or (with retry_failed) a run that
     did not end `done`."""

@@ -6,11 +6,14 @@ results.json of every finished point of a sweep directory (of every run of
 another folder of runs) into `studies/<name>/results/<scale>/<run dir>/`,
 with its metrics.json derived again from the run's stats.txt by the code
 being committed (so that a metric added after the run is there); no
-stats.txt, consoles or checkpoints: a few hundred KB a point. It writes
-`provenance.json` (with the digest of configs/g5net_sampled.py where the runs
-sampled program counters). A sweep still running saves the points finished
-so far.
+stats.txt, consoles or checkpoints: a few hundred KB a point. A run without
+raw outputs (a point `adopt` took from the committed results) keeps its
+committed files as they are. It writes `provenance.json` (with the digest of
+configs/g5net_sampled.py where the runs sampled program counters). A sweep
+still running saves the points finished so far.
 
+`adopt` gives a sweep the points the committed results of its scale already
+have, so that `g5net study run` goes on from them on any machine.
 `check_current` refuses results made by other configs.
 """
 
@@ -18,11 +21,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import engines
-from ..errors import StudyError
+from ..errors import CorruptRunError, StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
 from ..model import specs
@@ -30,6 +34,7 @@ from ..runs import record as run_record
 from ..runs import store, sweepdir
 from ..runs.locate import locate
 from ..runs.rundir import RunDir
+from ..runs.sweepdir import Plan, PlannedPoint, SweepDir
 from .builtin import SCALES, Study
 
 PROVENANCE = "provenance.json"
@@ -50,6 +55,11 @@ def _finished(source: Path) -> tuple[list[RunDir], int | None]:
     return runs, len(plan.points)
 
 
+def _raw(rd: RunDir) -> bool:
+    """Whether the run has the engine's own outputs, which its metrics are derived from."""
+    return rd.stats_txt.is_file() or rd.window(0).stats_txt.is_file()
+
+
 def save(study: Study, scale: str, source: Path) -> int:
     """Replace the committed results of `scale` with the finished runs under `source`; the run count."""
     found, points = _finished(source)
@@ -64,12 +74,17 @@ def save(study: Study, scale: str, source: Path) -> int:
             dest = tmp / rd.path.name
             dest.mkdir()
             atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
-            if rd.results_json.is_file():
-                shutil.copy(rd.results_json, dest / rd.results_json.name)
-                metrics = run_metrics.compute(specs.from_dict(record["spec"], source=str(rd.run_json)),
-                                              json.loads(rd.results_json.read_text()), rd,
-                                              record.get("boards"))
-                atomic.write_json(dest / rd.metrics_json.name, metrics)
+            if not rd.results_json.is_file():
+                continue
+            shutil.copy(rd.results_json, dest / rd.results_json.name)
+            if not _raw(rd):  # taken from the committed results: its metrics as committed
+                if rd.metrics_json.is_file():
+                    shutil.copy(rd.metrics_json, dest / rd.metrics_json.name)
+                continue
+            metrics = run_metrics.compute(specs.from_dict(record["spec"], source=str(rd.run_json)),
+                                          json.loads(rd.results_json.read_text()), rd,
+                                          record.get("boards"))
+            atomic.write_json(dest / rd.metrics_json.name, metrics)
         atomic.write_json(tmp / PROVENANCE, {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
             **engines.get("gem5").provenance(run_specs), "runs": len(found),
@@ -125,3 +140,40 @@ def check_current(study: Study, scale: str) -> dict:
                      f"{made['configs_digest'][:12]}, and {what}: rerun "
                      f"`g5net study run {study.name} --scale {scale}`, then "
                      f"`g5net study save {study.name} --scale {scale}`")
+
+
+def adoptable(study: Study, scale: str, plan: Plan) -> list[tuple[PlannedPoint, RunDir]]:
+    """The points of `plan` whose run the committed results of `scale` hold,
+    finished (`done`) under the same run id, each with that committed run."""
+    found = []
+    for p in plan.points:
+        rd = RunDir(study.results(scale) / p.dir_name)
+        if not p.run_id or not rd.run_json.is_file():
+            continue
+        try:
+            record = rd.read_run()
+        except CorruptRunError as e:
+            store.warn_skipped(e)
+            continue
+        if record.get("run_id") == p.run_id and record["status"] == "done":
+            found.append((p, rd))
+    return found
+
+
+def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False) -> set[int]:
+    """Copy into the sweep's store the committed runs of its points that it has
+    no run of, so that the sweep counts them as done; says how many on stderr.
+    The indices of the points the committed results stand for (with `dry`:
+    would stand for; nothing is copied)."""
+    if not (study.results(scale) / PROVENANCE).is_file():
+        return set()
+    taken = set()
+    for p, committed_run in adoptable(study, scale, plan):
+        if store.find(sd.store, p) is None:
+            if not dry:
+                store.adopt(sd.store, p, committed_run)
+            taken.add(p.index)
+    print(f"[g5net] {len(taken)} of {len(plan.points)} points "
+          f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})",
+          file=sys.stderr, flush=True)
+    return taken
