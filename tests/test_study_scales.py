@@ -1,7 +1,8 @@
-"""A study's scales (quick, medium, full), its committed results per scale,
-and a sweep that takes the points those results hold instead of running
-them. On a study folder of one's own ($G5NET_STUDIES) whose runs are written
-by the product's writers (the QEMU end to end: test_study_qemu.py). Fast: no run."""
+"""A study's scales (quick, medium, full), its committed results per scale, a
+sweep that takes the points those results hold instead of running them, and
+the host hours a dry run estimates. On a study folder of one's own
+($G5NET_STUDIES) whose runs are written by the product's writers (the QEMU
+end to end: test_study_qemu.py), and on the committed studies. Fast: no run."""
 
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from g5net.artifacts.host import REPO
 from g5net.metrics import derive as run_metrics
-from g5net.model import identity
+from g5net.model import identity, specs
+from g5net.model import sweep as sweepmod
 from g5net.runners.plan import planned
 from g5net.runs import rundir, store, sweepdir
 from g5net.runs.sweepdir import SweepDir
 from g5net.study import builtin as catalog
-from g5net.study import results
+from g5net.study import estimate, results
 from test_metrics_fixtures import make_run, placement_sweep
 
 # What a gem5 run's record says ran it (runs/record.py): a study commits gem5's runs.
@@ -195,3 +199,53 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
     # Without committed results of the scale there is nothing to take, and nothing said.
     assert results.adopt(study, "quick", elsewhere, plan) == set()
     assert capsys.readouterr().err == ""
+
+
+# ------------------------------------------------------- host hours, estimated
+
+def test_the_committed_runs_give_rates_by_cpu_model():
+    rates = estimate.measured()
+    assert rates.runs >= 15 and {"timing", "o3"} <= set(rates.by_model)
+    for rate in rates.by_model.values():
+        assert rate.sim_ms_per_host_s > 0 and rate.stream_mbps and rate.stream_start_s is not None
+    # The out-of-order CPU simulates more slowly than the timing CPU.
+    assert rates.by_model["o3"].sim_ms_per_host_s < rates.by_model["timing"].sim_ms_per_host_s
+    assert rates.boots > 0 and all(s > 0 for s in rates.boot_s_per_host.values())
+
+
+def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
+    rates = estimate.measured()
+    point = sweepmod.load(catalog.load("sockets").spec("full")).points[0]
+    seconds, why = estimate.point_host_s(rates, point.spec)
+    assert seconds is not None and seconds > 0 and why == ""
+    data = point.spec.to_dict()
+    for host in data["hosts"].values():
+        host["cpu"]["model"] = "minor"
+    assert estimate.point_host_s(rates, specs.from_dict(data)) == \
+        (None, "CPU model minor: no committed run measured it")
+    # More hosts, more host time: the rate is per simulated host.
+    bigger = sweepmod.load(catalog.load("sockets").spec("full")).points[-1]
+    assert len(bigger.spec.hosts) > len(point.spec.hosts)
+    assert estimate.point_host_s(rates, bigger.spec)[0] > seconds
+
+
+@pytest.mark.parametrize("name", ["10gbe", "niagara2-nic"])
+def test_a_full_scale_dry_run_estimates_host_hours_from_the_committed_runs(name, tmp_path):
+    """Before anything is built (an empty cache): every point's estimate, its
+    basis and the total."""
+    env = {**os.environ, "G5NET_CACHE": str(tmp_path / "cache")}
+    as_json = subprocess.run([sys.executable, "-m", "g5net.cli", "study", "run", name, "--scale", "full",
+                              "--dry-run", "--json", "--out", str(tmp_path / "sweep")],
+                             capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
+    rows = json.loads(as_json.stdout)
+    assert rows and all(r["host_hours"] > 0 for r in rows)
+    text = subprocess.run([sys.executable, "-m", "g5net.cli", "study", "run", name, "--scale", "full",
+                           "--dry-run", "--out", str(tmp_path / "sweep")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert text.returncode == 0, text.stderr
+    total = next(line for line in text.stdout.splitlines() if line.startswith("Estimate: "))
+    assert float(total.split()[1]) == pytest.approx(sum(r["host_hours"] for r in rows), rel=0.01)
+    assert f"for the {len(rows)} points to run" in total
+    assert "Host time estimated from " in text.stdout and " committed runs " in text.stdout
+    assert "simulated ms per host s" in text.stdout

@@ -13,7 +13,7 @@ from .. import runners
 from ..errors import StudyError
 from ..report import runs as runsmod
 from ..study import builtin as catalog
-from ..study import results
+from ..study import estimate, results
 from ..study.report import write
 from . import add_gem5_args
 from .completion import words
@@ -69,10 +69,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "part-way goes on where it stopped when started again; points whose run "
                     "the scale's committed results (studies/NAME/results/SCALE) hold are "
                     "copied from there instead of run. Progress (points done of all, "
-                    "elapsed, an estimate of what is left) goes to stderr.",
+                    "elapsed, an estimate of what is left) goes to stderr. A dry run also "
+                    "estimates each point's host hours from the committed runs' measured rates.",
         epilog="Then: g5net study save NAME --scale SCALE (commit the runs' small files; "
                "also while the sweep runs), g5net study report NAME (figures and summary table).\n"
-               "Example: g5net study run 10gbe --scale quick",
+               "Example: g5net study run 10gbe --scale quick\n"
+               "         g5net study run 10gbe --scale full --dry-run",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)"
                      ).complete = studies
@@ -86,10 +88,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--jobs", type=sweepcmd._positive, metavar="N",
                      help="points run at once by the local runner (as for g5net sweep)")
     run.add_argument("--dry-run", action="store_true",
-                     help="list the points, run ids, boots and the resources each asks for")
+                     help="list the points, run ids, boots and the resources each asks for, "
+                          "with an estimate of the host hours each takes")
     run.add_argument("--json", action="store_true",
-                     help="with --dry-run: a JSON list, one object per point; else, once the "
-                          "study's sweep ends, its summary as `g5net status --json` prints it")
+                     help="with --dry-run: a JSON list, one object per point (host_hours: the "
+                          "estimate, null where there is none; what it rests on goes to stderr); "
+                          "else, once the study's sweep ends, its summary as `g5net status "
+                          "--json` prints it")
     run.add_argument("--slurm-flag", action="append", default=[], type=sweepcmd._flag,
                      metavar="KEY=VALUE",
                      help="extra sbatch flag for this site, e.g. partition=long (repeatable)")
@@ -179,7 +184,8 @@ def _run(args: argparse.Namespace) -> int:
     argv += ["-q"] * args.quiet + [f"--gem5-arg={a}" for a in args.gem5_arg]
     argv += [f"--slurm-flag={k}={v}" for k, v in args.slurm_flag]
     return sweepcmd.main(cli.build_parser().parse_args(argv),
-                         adopt=functools.partial(results.adopt, study, args.scale))
+                         adopt=functools.partial(results.adopt, study, args.scale),
+                         estimate=estimate.host_time)
 
 
 def _save(args: argparse.Namespace) -> int:

@@ -8,9 +8,9 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import engines, runners
 from ..errors import UsageError, quoted
@@ -22,6 +22,9 @@ from ..runners.display import Display
 from ..runs import rundir, store, sweepdir
 from ..runs.sweepdir import SweepDir
 from . import add_gem5_args, bundled_file
+
+if TYPE_CHECKING:
+    from ..study.estimate import HostTime
 
 # A dry run's state of a point that a run made elsewhere stands for (Adopt).
 COMMITTED = "committed"
@@ -132,20 +135,23 @@ def _check_flags(args: argparse.Namespace) -> None:
 # What `g5net study run` adds to a sweep. Adopt: given the sweep directory, its
 # plan and whether this is a dry run, take into the store the finished runs of
 # points made elsewhere (a dry run copies nothing); the indices of the points
-# so taken, or that would be.
+# so taken, or that would be. Estimate: given every point, those to run and a
+# point of each boot to make, the host hours each takes and what they come to.
 Adopt = Callable[[SweepDir, sweepdir.Plan, bool], set[int]]
+Estimate = Callable[[Sequence[sweepdir.PlannedPoint], Sequence[sweepdir.PlannedPoint],
+                     Sequence[sweepdir.PlannedPoint]], "HostTime"]
 
 
-def main(args: argparse.Namespace, adopt: Adopt | None = None) -> int:
+def main(args: argparse.Namespace, adopt: Adopt | None = None, estimate: Estimate | None = None) -> int:
     with contextlib.ExitStack() as stack:
         if args.quiet:
             # Progress (these lines and the runners' display) goes to stderr;
             # errors are raised, and printed by the CLI after this returns.
             stack.enter_context(contextlib.redirect_stderr(stack.enter_context(open(os.devnull, "w"))))
-        return _sweep(args, adopt)
+        return _sweep(args, adopt, estimate)
 
 
-def _sweep(args: argparse.Namespace, adopt: Adopt | None) -> int:
+def _sweep(args: argparse.Namespace, adopt: Adopt | None, estimate: Estimate | None) -> int:
     _check_flags(args)
     # In the plan: a flag that changes the simulation changes the run ids.
     options = engines.options(args.gem5_arg)
@@ -155,7 +161,7 @@ def _sweep(args: argparse.Namespace, adopt: Adopt | None) -> int:
     sd = SweepDir(out.resolve())
     if args.dry_run:
         plan = planmod.make(sweep, str(args.spec), _log, build=False, options=options)
-        return _dry_run(sd, plan, args, adopt(sd, plan, True) if adopt else set())
+        return _dry_run(sd, plan, args, adopt(sd, plan, True) if adopt else set(), estimate)
     with lock.exclusive(sd):
         lock.wait_for_workers(sd)
         plan = planmod.make(sweep, str(args.spec), _log, options=options)
@@ -175,8 +181,13 @@ def _sweep(args: argparse.Namespace, adopt: Adopt | None) -> int:
 def _boots(points: list[sweepdir.PlannedPoint]) -> int:
     """Boots that running `points` takes: each boot checkpoint not built yet once,
     however many points restore it; every host of a point that has none (QEMU)."""
-    new = {p.checkpoint for p in points if p.checkpoint and not _built(p)}
-    return len(new) + sum(len(p.spec["hosts"]) for p in points if not p.checkpoint and not p.missing)
+    return len(_new_checkpoints(points)) + sum(len(p.spec["hosts"]) for p in points
+                                               if not p.checkpoint and not p.missing)
+
+
+def _new_checkpoints(points: list[sweepdir.PlannedPoint]) -> list[sweepdir.PlannedPoint]:
+    """A point of each boot checkpoint that running `points` makes."""
+    return list({p.checkpoint: p for p in points if p.checkpoint and not _built(p)}.values())
 
 
 def _boot_cell(p: sweepdir.PlannedPoint) -> str:
@@ -236,7 +247,8 @@ def _report(sd: SweepDir, plan: sweepdir.Plan, as_json: bool) -> int:
     return 0 if s["counts"].get("done", 0) == len(plan.points) else 1
 
 
-def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace, adopted: set[int]) -> int:
+def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace, adopted: set[int],
+             estimate: Estimate | None) -> int:
     """The plan's points, their state and what they need; `adopted`: those that
     runs made elsewhere stand for (state `committed`, not to run)."""
     rows: list[dict[str, Any]] = []
@@ -251,20 +263,30 @@ def _dry_run(sd: SweepDir, plan: sweepdir.Plan, args: argparse.Namespace, adopte
                      "state": state, "will_run": to_run, "checkpoint": p.checkpoint,
                      "boot": _boot_cell(p), "missing": list(p.missing),
                      "params": p.params, "resources": p.resources.to_dict()})
+    host_time = estimate(plan.points, todo, _new_checkpoints(todo)) if estimate else None
+    if host_time:
+        for r in rows:
+            r["host_hours"] = host_time.hours[r["index"]]
     if args.json:
         print(json.dumps(rows, indent=1))
+        for line in host_time.lines if host_time else []:
+            _log(line)
         return 0
     for r in rows:
         params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items())
         res = r["resources"]
         tasks = f" in {res['tasks']} tasks" if res["tasks"] > 1 else ""
+        hours = "" if "host_hours" not in r else (
+            f"{'?' if r['host_hours'] is None else format(r['host_hours'], '.2g')} host h".rjust(11) + "  ")
         print(f"{r['index']:4d}  {(r['run_id'] or 'unbuilt')[:12]:<12}  {r['state']:<16} {r['boot']:<28} "
               f"{res['cpus']} cpu{tasks} {res['mem_mb'] / 1024:.1f} GiB {res['time_s'] / 60:.0f} min  "
-              f"{params}")
+              f"{hours}{params}")
     unbuilt = sorted({a for p in plan.points for a in p.missing})
     waiting = sum(bool(p.missing) for p in todo)
     print(f"\n{len(rows)} points; {len(todo)} to run, needing {_boots(todo)} boots"
           + (f" besides those of the {waiting} points whose {', '.join(unbuilt)} are not built "
              f"yet (their run ids and boots follow once built: `g5net artifacts build --for "
              f"{plan.source}`)" if unbuilt else ""))
+    for line in host_time.lines if host_time else []:
+        print(line)
     return 0

@@ -1,0 +1,217 @@
+"""How many host hours a study's points take: an estimate for a dry run, from
+the rates the studies' committed gem5 runs measured.
+
+A committed run says how long its measured phase took on its machine (run.json's
+timings: wall_s less the boot it did, boot_s) and how much simulated time its
+workloads' regions covered (metrics.json's elapsed_s, the gem5 dump's simulated
+seconds). By CPU model, over every committed run:
+
+    rate          simulated ms of the regions per host second, per simulated
+                  host (the regions' time times the hosts, over the host time)
+    stream        a byte-bound stream's throughput as its iperf reported it
+                  (median), and the simulated time its region took beyond its
+                  bytes at that throughput (median: iperf starting and ending)
+    other kinds   the region a workload of that kind took (median): netpipe's
+                  and mpi's work is their message sizes and repeats
+
+A point's estimate is its workloads' regions (a byte-bound stream: the time
+beyond plus its bytes at the throughput; a timed one: its duration_s; another
+kind: as measured) times its hosts, over the rate. A boot is the measured
+boot seconds per simulated host, by boot CPU model. Nothing is invented: a
+point whose CPU model, engine or workload kind no committed run measured, or
+which measures windows, has no estimate, and the dry run says why.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import G5netError
+from ..model import specs
+from ..runs.locate import locate
+from ..runs.rundir import RunDir
+from ..runs.sweepdir import PlannedPoint
+from ..spec import Spec, Workload
+from ..workloads import registry
+from . import builtin, results
+
+HOUR_S = 3600.0
+
+
+@dataclass
+class _Samples:
+    """What the committed runs of one CPU model measured."""
+    runs: int = 0
+    region_host_s: float = 0.0  # simulated region seconds times hosts
+    host_s: float = 0.0
+    stream_mbps: list[float] = field(default_factory=list)
+    stream_start_s: list[float] = field(default_factory=list)
+    kind_region_s: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rate:
+    runs: int
+    sim_ms_per_host_s: float  # per simulated host
+    stream_mbps: float | None
+    stream_start_s: float | None
+    kind_region_s: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Rates:
+    runs: int
+    by_model: dict[str, Rate]
+    boot_s_per_host: dict[str, float]  # by boot CPU model
+    boots: int
+
+
+def _model(spec: Spec, boot: bool = False) -> str:
+    """The CPU model the hosts measure (boot: boot) with; models joined by + where they differ."""
+    return "+".join(sorted({h.cpu.boot_model if boot else h.cpu.model for h in spec.hosts}))
+
+
+def _hosts(spec: Spec) -> int:
+    return sum(h.replicas for h in spec.hosts)
+
+
+def _byte_bound(w: Workload) -> bool:
+    return registry.kind(w.kind).streams and w.bytes > 0
+
+
+def _committed_runs(root: Path) -> list[RunDir]:
+    out: list[RunDir] = []
+    for name in builtin.names(root):
+        try:
+            study = builtin.load(name, root)
+        except G5netError:
+            continue  # `g5net study list` names a damaged study
+        for scale in results.committed(study):
+            out += locate(study.results(scale)).runs
+    return out
+
+
+def measured(root: Path | None = None) -> Rates:
+    """The rates of every committed gem5 run of the studies under `root`."""
+    samples: dict[str, _Samples] = {}
+    boots: dict[str, list[tuple[float, int]]] = {}
+    for rd in _committed_runs(root or builtin.STUDIES):
+        try:
+            record, metrics = rd.read_run(), rd.read_metrics()["hosts"]
+            spec = specs.from_dict(record["spec"], source=str(rd.run_json))
+        except G5netError:
+            continue  # a damaged run: the others measure
+        wall_s = record.get("timings", {}).get("wall_s")
+        if (record["status"] != "done" or record.get("engine", {}).get("name") != "gem5"
+                or not isinstance(wall_s, (int, float)) or spec.experiment.windows):
+            continue
+        boot_s = max((v for v in record["timings"].get("boot_s", {}).values()
+                      if isinstance(v, (int, float))), default=0.0)
+        if boot_s:
+            boots.setdefault(_model(spec, boot=True), []).append((boot_s, _hosts(spec)))
+        regions = {w.name: max((ms.get(w.name, {}).get("elapsed_s") or 0.0 for ms in metrics.values()),
+                               default=0.0) for w in spec.workloads}
+        if not all(regions.values()) or wall_s <= boot_s:
+            continue
+        s = samples.setdefault(_model(spec), _Samples())
+        s.runs += 1
+        s.region_host_s += sum(regions.values()) * _hosts(spec)
+        s.host_s += wall_s - boot_s
+        for w in spec.workloads:
+            if not _byte_bound(w):
+                s.kind_region_s.setdefault(w.kind, []).append(regions[w.name])
+                continue
+            mbps = max((ms.get(w.name, {}).get("throughput_mbps") or 0.0 for ms in metrics.values()),
+                       default=0.0)
+            if mbps > 0:
+                s.stream_mbps.append(mbps)
+                s.stream_start_s.append(max(regions[w.name] - w.bytes * 8 / (mbps * 1e6), 0.0))
+    by_model = {m: Rate(s.runs, s.region_host_s * 1e3 / s.host_s,
+                        statistics.median(s.stream_mbps) if s.stream_mbps else None,
+                        statistics.median(s.stream_start_s) if s.stream_start_s else None,
+                        {k: statistics.median(v) for k, v in s.kind_region_s.items()})
+                for m, s in sorted(samples.items())}
+    per_host = {m: sum(b for b, _ in v) / sum(n for _, n in v) for m, v in sorted(boots.items())}
+    return Rates(sum(s.runs for s in samples.values()), by_model, per_host,
+                 sum(len(v) for v in boots.values()))
+
+
+def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
+    """The host seconds a run of `spec` takes after its boot, or None and why there is no estimate."""
+    model = _model(spec)
+    rate = rates.by_model.get(model)
+    if spec.experiment.engine != "gem5":
+        return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
+    if rate is None:
+        return None, f"CPU model {model}: no committed run measured it"
+    if spec.experiment.windows:
+        return None, "measured over windows: no committed run was"
+    region_s = 0.0
+    for w in spec.workloads:
+        if _byte_bound(w):
+            if rate.stream_mbps is None or rate.stream_start_s is None:
+                return None, f"CPU model {model}: no committed byte-bound stream"
+            region_s += rate.stream_start_s + w.bytes * 8 / (rate.stream_mbps * 1e6)
+        elif registry.kind(w.kind).streams:
+            region_s += w.duration_s
+        elif w.kind in rate.kind_region_s:
+            region_s += rate.kind_region_s[w.kind]
+        else:
+            return None, f"{w.kind} on CPU model {model}: no committed run measured it"
+    return region_s * _hosts(spec) / (rate.sim_ms_per_host_s * 1e-3), ""
+
+
+@dataclass(frozen=True)
+class HostTime:
+    """A dry run's estimate: host hours per point (None: no estimate), and what
+    it rests on and comes to, a line each."""
+    hours: dict[int, float | None]
+    lines: list[str]
+
+
+def _basis(rates: Rates) -> str:
+    if not rates.runs:
+        return "no committed gem5 run to measure rates from"
+    models = "; ".join(
+        f"{m} {r.sim_ms_per_host_s:.3g} simulated ms per host s"
+        + (f", streams at {r.stream_mbps:.0f} Mbit/s after {r.stream_start_s:.3g} s"
+           if r.stream_mbps is not None and r.stream_start_s is not None else "")
+        for m, r in rates.by_model.items())
+    boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
+    return (f"from {rates.runs} committed runs (host time less boot, over the simulated time of "
+            f"their workloads' regions times their hosts): {models}"
+            + (f"; a boot, from {rates.boots}: {boots}" if boots else ""))
+
+
+def host_time(points: Sequence[PlannedPoint], todo: Sequence[PlannedPoint],
+              boots: Sequence[PlannedPoint]) -> HostTime:
+    """The estimate for a sweep's `points`, totalled over those `todo` and the
+    boots to make (a point of each boot checkpoint not built yet)."""
+    rates = measured()
+    hours: dict[int, float | None] = {}
+    why: dict[str, int] = {}
+    to_run = {p.index for p in todo}
+    for p in points:
+        seconds, reason = point_host_s(rates, p.load_spec())
+        hours[p.index] = None if seconds is None else seconds / HOUR_S
+        if seconds is None and p.index in to_run:
+            why[reason] = why.get(reason, 0) + 1
+    known = [hours[p.index] for p in todo if hours[p.index] is not None]
+    boot_h = []
+    for p in boots:
+        spec = p.load_spec()
+        per_host = rates.boot_s_per_host.get(_model(spec, boot=True))
+        if per_host is not None and spec.experiment.engine == "gem5":
+            boot_h.append(per_host * _hosts(spec) / HOUR_S)
+    lines = [f"Host time estimated {_basis(rates)}."]
+    total = sum(h for h in known if h is not None)
+    lines.append(f"Estimate: {total:.1f} host hours for the {len(known)} points to run"
+                 + (f" ({total / len(known):.2g} a point on average)" if known else "")
+                 + (f", and {sum(boot_h):.1f} for {len(boot_h)} boots" if boot_h else "")
+                 + (f"; {len(boots) - len(boot_h)} boots not estimated" if len(boot_h) < len(boots) else "")
+                 + ".")
+    lines += [f"No estimate for {n} points: {reason}." for reason, n in sorted(why.items())]
+    return HostTime(hours, lines)
