@@ -187,15 +187,20 @@ def test_a_sweep_elsewhere_takes_the_committed_points_and_runs_the_rest(tmp_path
 
 def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
     study = _study(tmp_path / "studies")
-    first, plan = _sweep(tmp_path / "first", 3)
+    first, plan = _sweep(tmp_path / "first", 4)
     results.save(study, "medium", first.path)
     record = study.results("medium") / plan.points[0].dir_name / "run.json"
     record.write_text(json.dumps({**json.loads(record.read_text()), "status": "timeout"}))
     other = study.results("medium") / plan.points[1].dir_name / "run.json"
     other.write_text(json.dumps({**json.loads(other.read_text()), "run_id": "0" * 64}))
+    # A run another gem5 binary (say) made: another run id, another directory.
+    foreign = study.results("medium") / plan.points[3].dir_name
+    foreign.rename(foreign.with_name(f"{plan.points[3].name}-{'e' * 12}"))
     elsewhere = SweepDir(tmp_path / "elsewhere")
     assert results.adopt(study, "medium", elsewhere, plan) == {2}
-    assert "1 of 6 points taken" in capsys.readouterr().err
+    assert "1 of 6 points taken from the committed results (studies/toy/results/medium); 1 " \
+        "committed runs are of no point of this sweep (other run ids: another kernel, image, " \
+        "gem5 binary or configs made them)" in capsys.readouterr().err
     # Without committed results of the scale there is nothing to take, and nothing said.
     assert results.adopt(study, "quick", elsewhere, plan) == set()
     assert capsys.readouterr().err == ""

@@ -173,7 +173,14 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
             if not dry:
                 store.adopt(sd.store, p, committed_run)
             taken.add(p.index)
+    # Committed runs no point of this plan is: their kernel, image, gem5 binary or
+    # configs were not these (run ids hash them), or their spec is not this scale's.
+    planned = {p.dir_name for p in plan.points}
+    foreign = sum(rd.name not in planned for rd in study.results(scale).iterdir() if rd.is_dir())
     print(f"[g5net] {len(taken)} of {len(plan.points)} points "
-          f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})",
+          f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})"
+          + (f"; {foreign} committed runs are of no point of this sweep (other run ids: another "
+             f"kernel, image, gem5 binary or configs made them)"
+             if foreign and all(p.run_id for p in plan.points) else ""),
           file=sys.stderr, flush=True)
     return taken
