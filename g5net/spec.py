@@ -172,11 +172,13 @@ class Experiment:
                               "snapshot taken; at least window_ms (the default: the quickstart's "
                               "stream ran 15% faster 10-20 ms after connecting than after that)")
     windows: int = _f(0, lo=0, hi=MAX_WINDOWS,
-                      doc="measure each workload as this many consecutive windows of window_ms "
-                          "inside its running stream, after warmup_ms, each window its own "
-                          "gem5 stats dump; metrics are the mean over windows with a 95% "
-                          "confidence interval (docs/metrics.md); 0: the workload's whole life "
-                          "is one region; else at least 2; one iperf (TCP) workload per spec")
+                      doc="measure the stream workload (one iperf, TCP or UDP) as this many "
+                          "consecutive windows of window_ms inside its running stream, after "
+                          "warmup_ms, each window its own gem5 stats dump; metrics are the mean "
+                          "over windows with a 95% confidence interval (docs/metrics.md); 0: "
+                          "each workload's whole life is one region; else at least 2. netpipe "
+                          "(or mpi) workloads after the stream run as whole-life regions of "
+                          "their own, their figures the guest's alone")
     window_ms: float = _f(5.0, lo=0.0, doc="with windows: the simulated ms each window lasts")
     window_method: str = _f("consecutive", choices=WINDOW_METHODS,
                             doc="with windows, gem5: consecutive (one detailed run, window after "
@@ -786,7 +788,8 @@ def window_span_ms(e: Experiment) -> float:
 
 def _check_windows(spec: Spec) -> None:
     """What windows need of the experiment; each stream kind checks its
-    workload against window_span_ms (workloads/stream.py)."""
+    workload against window_span_ms (workloads/stream.py), and the kinds'
+    checks which workloads a windowed spec may hold (workloads/checks.py)."""
     e = spec.experiment
     if not e.windows:
         return
@@ -802,11 +805,6 @@ def _check_windows(spec: Spec) -> None:
                         f"({e.window_ms:g} ms): the warm-up holds the guest's own snapshot, "
                         f"which must end before the first window opens; use at least "
                         f"{e.window_ms:g}")
-    if len(spec.workloads) > 1:
-        raise SpecError(f"experiment.windows: {len(spec.workloads)} workloads; windows measure "
-                        f"one: they are gem5's periodic stats dumps, which gem5 cannot stop "
-                        f"once started, so a second workload's windows would mix with the "
-                        f"first's; run each workload as a spec of its own (a sweep point)")
     if e.processes == "per-host":
         raise SpecError("experiment.windows: per-host processes keep a set of statistics each, "
                         "and each host would open its windows at its own time; measure windows "

@@ -2,7 +2,9 @@
 host snapshots its counters at every window's edge, each repeat runs from the
 same boot in a folder of its own, and the run reports every metric as the
 mean over its repeats with their 95% interval, the windows' beside it; the
-stream's two ends count the same bytes on the wire."""
+stream's two ends count the same bytes on the wire. Then the same windows of
+a UDP stream over two NICs, and of a TCP stream followed by a NetPIPE latency
+workload, which runs as a region of its own."""
 
 from __future__ import annotations
 
@@ -28,6 +30,41 @@ def steady(cli_run, tmp_path_factory) -> RunDir:
     rd = RunDir(Path(summary["run_dir"]))
     assert rc == 0, rd.read_run().get("failure")
     return rd
+
+
+def _variant(cli_run, tmp: Path, name: str, replace: dict[str, str], extra: str = "") -> RunDir:
+    """examples/steady-state.toml, one run (no repeats), with `replace` and `extra`, run as a user runs it."""
+    text = (EXAMPLES / "steady-state.toml").read_text().replace("repeats = 2\n", "")
+    for old, new in {'name = "steady-state"': f'name = "{name}"', **replace}.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    spec = tmp / f"{name}.toml"
+    spec.write_text(text + extra)
+    rc, summary = cli_run(spec, tmp / "store")
+    rd = RunDir(Path(summary["run_dir"]))
+    assert rc == 0, (rd.read_run().get("failure"), _json(rd.results_json) if rd.results_json.is_file() else None)
+    return rd
+
+
+@pytest.fixture(scope="module")
+def udp(cli_run, tmp_path_factory) -> RunDir:
+    """The multi-NIC study's shape: a UDP stream over 2 NICs, two processes
+    per NIC, each pinned to its own CPU (pin_each), measured as windows. Its
+    clients are stopped after the windows: duration_s is only their limit,
+    and generous, as an emulated guest whose CPUs pace four iperf clients
+    wakes late from its sleeps (a 250 ms window took 0.9 s of its clock on
+    two busy host cores)."""
+    return _variant(cli_run, tmp_path_factory.mktemp("udp"), "steady-udp", {
+        "cores = 1": "cores = 2", "mtu = 1500": "mtu = 1500\ncount = 2",
+        'protocol = "tcp"': 'protocol = "udp"\nudp_mbps = 20\ninstances = 2\npin_each = true',
+        "duration_s = 2 ": "duration_s = 10 ", "msg_bytes = 131072": "msg_bytes = 1470"})
+
+
+@pytest.fixture(scope="module")
+def then_latency(cli_run, tmp_path_factory) -> RunDir:
+    """The windowed TCP stream, then a NetPIPE latency workload."""
+    return _variant(cli_run, tmp_path_factory.mktemp("latency"), "steady-then-latency", {},
+                    '\n[workloads.latency]\nkind = "netpipe"\nmin_bytes = 1\nmax_bytes = 1024\n')
 
 
 def _json(path: Path) -> dict:
@@ -90,3 +127,44 @@ def test_both_ends_count_the_same_bytes(steady: RunDir):
 def test_run_json_says_the_region_was_windows(steady: RunDir):
     assert steady.read_run()["region"] == {"kind": "windows", "windows": 4, "window_ms": 250.0,
                                            "warmup_ms": 500.0, "method": "consecutive"}
+
+
+def test_a_udp_stream_over_two_nics_is_measured_in_every_window_on_both_hosts(udp: RunDir):
+    """Each host's clock starts once its four flows show connected in
+    /proc/net/udp; every window then carries datagrams over both NICs, at
+    both ends, and the receiver's loss is iperf's own, reported after the
+    clients were stopped."""
+    results, metrics = _json(udp.results_json), _json(udp.metrics_json)
+    for host, way in (("client", "tx_bytes"), ("server", "rx_bytes")):
+        got = results[host]["workloads"]["stream"]
+        assert [(i["nic"], i["instance"]) for i in got["instances"]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+        assert all("error" not in i for i in got["instances"]), got["instances"]
+        assert len(got["windows"]) == 4
+        for w in got["windows"]:
+            # 20 Mbit/s a flow, two flows a NIC: some 1.2 MB a NIC in 250 ms.
+            assert all(w["netdev"][nic][way] > 250_000 for nic in ("eth0", "eth1")), w["netdev"]
+        m = metrics["hosts"][host]["stream"]
+        assert m["n_windows"] == 4 and len(m["per_window"]) == 4
+        wire = "wire_sent_mbps" if host == "client" else "wire_received_mbps"
+        assert all(w["throughput_mbps"] == w[wire] > 8 for w in m["per_window"]), m["per_window"]
+        assert m["app_throughput_mbps"] == got["throughput_mbps"] > 0
+    server = metrics["hosts"]["server"]["stream"]
+    assert 0 <= server["loss_pct"] < 100 and "loss_pct" not in server["spread"]
+    assert server["loss_pct"] == results["server"]["workloads"]["stream"]["loss_pct"]
+    assert all(i["datagrams"] > 0 for i in results["server"]["workloads"]["stream"]["instances"])
+    assert "/proc/net/udp" in udp.job_script("client").read_text()
+
+
+def test_a_latency_workload_after_a_windowed_stream_reports_its_latency(then_latency: RunDir):
+    results, metrics = _json(then_latency.results_json), _json(then_latency.metrics_json)
+    for host in ("server", "client"):
+        stream = metrics["hosts"][host]["stream"]
+        assert stream["n_windows"] == 4 and min(w["throughput_mbps"] for w in stream["per_window"]) > 10
+        latency = metrics["hosts"][host]["latency"]
+        # Its whole life, one region of its own: no windows.
+        assert "n_windows" not in latency and "spread" not in latency
+        assert latency["packets"] > 0 and results[host]["workloads"]["latency"]["rc"] == 0
+    latency = metrics["hosts"]["client"]["latency"]
+    assert 0 < latency["latency_us"] < 100_000 and latency["peak_mbps"] > 0
+    assert latency["latency_us"] == results["client"]["workloads"]["latency"]["latency_us"]
+    assert metrics["aggregate"]["latency"]["latency_us_mean"] == latency["latency_us"]

@@ -1,17 +1,24 @@
 """Windows inside a running stream (experiment.windows): what the spec refuses,
-naming the key, and the job each engine renders for them (workloads/windows.py)."""
+naming the key, the job each engine renders for them (workloads/windows.py),
+and what a workload after the windowed stream reports."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 from g5net.errors import SpecError
+from g5net.metrics import derive as run_metrics
 from g5net.model import identity
 from g5net.model import specs
+from g5net.runs.rundir import RunDir
 from g5net.workloads import windows
 from test_job import render
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 BASE = """
 [experiment]
@@ -27,6 +34,14 @@ role = "client"
 [workloads.stream]
 kind = "iperf"
 duration_s = 0.055
+"""
+
+
+# A NetPIPE latency workload, to follow the windowed stream.
+NETPIPE = """
+[workloads.latency]
+kind = "netpipe"
+max_bytes = 1024
 """
 
 
@@ -52,12 +67,27 @@ def windowed(engine: str = "gem5", **replace: str) -> str:
     (windowed(**{"duration_s = 0.055": "duration_s = 0.055\nprofile = true"}),
      "workloads.stream.profile", "pc_sample_us"),
     (windowed(**{'kind = "iperf"': 'kind = "iperf3"'}), "workloads.stream.kind", "use iperf"),
-    (windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"'}),
-     "workloads.stream.protocol", "no connection"),
     (windowed(**{'name = "windows"': 'name = "windows"\nprocesses = "per-host"'}) + "[link]\ndelay_us = 1\n",
      "experiment.windows", "per-host"),
+    # Two streams' windows would mix: the message names both.
     (windowed() + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\n', "experiment.windows",
-     "2 workloads"),
+     "workloads.stream and workloads.other are streams"),
+    (windowed() + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\nprotocol = "udp"\n',
+     "experiment.windows", "a second stream's windows would mix"),
+    # A UDP stream is a stream like any other: by time, long enough.
+    (windowed(**{"duration_s = 0.055": 'bytes = 4000000\nprotocol = "udp"'}), "workloads.stream.bytes",
+     "for a time"),
+    (windowed(**{"duration_s = 0.055": 'duration_s = 0.05\nprotocol = "udp"'}),
+     "workloads.stream.duration_s", "ends before the windows do"),
+    # NetPIPE runs after the windowed stream, never before it, nor after
+    # sampled windows, which end inside the stream.
+    (NETPIPE + windowed(), "workloads.latency.kind", "lists it before; list it after workloads.stream"),
+    (windowed("gem5", **{'name = "windows"': 'name = "windows"\nwindow_method = "sampled"',
+                         "duration_s = 0.055": "duration_s = 0.11"}) + NETPIPE,
+     "workloads.latency.kind", "no process runs a workload after it"),
+    (windowed() + '[workloads.web]\nkind = "web"\n', "workloads.web.kind", "web is no stream"),
+    (windowed() + NETPIPE + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\n',
+     "experiment.windows", "workloads.stream and workloads.other"),
 ])
 def test_windows_a_run_cannot_hold_are_refused_by_name(text: str, key: str, words: str):
     with pytest.raises(SpecError, match=rf"^{re.escape(key)}: .*{re.escape(words)}"):
@@ -117,3 +147,98 @@ def test_the_warm_up_counts_from_the_last_connection_of_several_streams():
     client = _region(render(s, s.host("client")))
     assert client[3].startswith("i=0; until [ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | "
                                 "grep -cE ' [0-9A-F]+:1389 01 ')\" -ge 2 ]")
+
+
+def test_a_udp_stream_waits_for_its_flows_in_proc_net_udp_and_keeps_its_own_handshake():
+    """iperf 2 connect()s a UDP flow's sockets (the server's on the first
+    datagram), so each host waits for state 01 in /proc/net/udp; the kind's
+    own ready handshake, inside its command, is the only one."""
+    s = specs.loads(windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"'}))
+    client, server = _region(render(s, s.host("client"))), _region(render(s, s.host("server")))
+    assert client[0] == server[0] == "iperf -v >/dev/null 2>&1"
+    assert client[1].startswith("{ i=0; until nc 10.0.0.1 35001 ") and " iperf -c 10.0.0.1 " in client[1]
+    assert client[1].endswith(" -u -b 1000.0M; } &")
+    assert client[2] == ("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/udp /proc/net/udp6 2>/dev/null "
+                         "|| [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done")
+    assert client[3] == "g5_windows_arm 10000000 5000000"
+    assert server[1].startswith("{ g5_capture stream ") and server[1].endswith("; wait $p; } &")
+    assert "grep -q ':1389 ' /proc/net/udp /proc/net/udp6" in server[1] and "nc -l -p 35001 " in server[1]
+    assert server[2].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 ' /proc/net/udp /proc/net/udp6 ")
+    # One handshake each, no TCP listening wait; then stopped as a TCP stream is.
+    assert sum("35001" in line for line in client) == sum("35001" in line for line in server) == 1
+    assert not any("/proc/net/tcp" in line for line in client + server)
+    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "g5_window_snap stream.w8",
+                           "killall -INT iperf", "wait"]
+    assert server[-3:] == ["g5_window_snap stream.w0", "wait", "g5_window_snap stream.w8"]
+
+
+def test_a_udp_stream_over_two_nics_waits_for_every_flow():
+    """The multi-NIC study's shape: a process per NIC and instance, each
+    pinned to its own CPU; each host waits for all four flows before its clock starts."""
+    s = specs.loads(windowed("qemu", **{
+        "duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\ninstances = 2\npin_each = true',
+        '[hosts.server]': '[host.cpu]\ncores = 2\n[host.nic]\ncount = 2\n[hosts.server]'}))
+    for host, pattern in (("client", " [0-9A-F]+:{port} 01 "), ("server", ":{port} [0-9A-F]+:[0-9A-F]{{4}} 01 ")):
+        lines = _region(render(s, s.host(host)))
+        starts = [line for line in lines if line.startswith("{ ") and line.endswith(" &")]
+        assert [line.split(" g5_pin ")[1].split()[0] for line in starts] == ["0", "1", "0", "1"]
+        waits = [line for line in lines if "/proc/net/udp " in line and line.startswith("i=0;")]
+        assert waits == [f"i=0; until grep -qE '{pattern.format(port=port)}' /proc/net/udp /proc/net/udp6 "
+                         f"2>/dev/null || [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done"
+                         for port in ("1389", "138A", "138B", "138C")]
+        assert lines.index(waits[-1]) < lines.index("g5_window_snap stream.w0")
+
+
+@pytest.mark.parametrize("engine", ["gem5", "qemu"])
+def test_netpipe_after_a_windowed_stream_is_a_region_of_its_own_without_a_stats_dump(engine: str):
+    """The stream's lines are those of the stream alone; NetPIPE then runs its
+    whole life as its own region, with no gem5 stats call: gem5 goes on
+    dumping the windows' statistics until the run ends."""
+    alone, both = specs.loads(windowed(engine)), specs.loads(windowed(engine) + NETPIPE)
+    for host in ("client", "server"):
+        head, mark, tail = render(both, both.host(host)).partition(
+            "# workload latency: netpipe, its whole life after the windows, its figures the guest's\n")
+        assert mark and head == render(alone, alone.host(host))
+        lines = tail.splitlines()
+        assert lines[:2] == ['cat /proc/uptime > "$G5_OUT/latency.uptime.before"', "g5_roi_begin latency"]
+        assert "NPtcp" in lines[2] and "-P 5002" in lines[2]
+        assert lines[3:] == ["g5_roi_end latency", 'cat /proc/uptime > "$G5_OUT/latency.uptime.after"']
+
+
+def test_specs_the_studies_need_are_accepted():
+    udp = windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\ninstances = 2\npin_each = true',
+                      '[hosts.server]': '[host.cpu]\ncores = 2\n[host.nic]\ncount = 3\n[hosts.server]'})
+    assert specs.loads(udp).workloads[0].protocol == "udp"
+    mpi = NETPIPE.replace("latency", "mpi").replace('"netpipe"', '"mpi"')
+    assert [w.kind for w in specs.loads(windowed("qemu") + NETPIPE + mpi).workloads] == ["iperf", "netpipe", "mpi"]
+    # A profiled NetPIPE is a whole life, which the profiler reads.
+    assert specs.loads(windowed() + NETPIPE + "profile = true\n").workloads[1].profile
+
+
+def test_netpipe_after_windows_takes_no_gem5_counters_from_the_windows_dumps(tmp_path):
+    """The steady-state fixture's run with a NetPIPE workload after its stream,
+    and two more of gem5's periodic dumps in stats.txt, as the windows' dumps
+    go on while NetPIPE runs: the stream's metrics are the fixture's, and
+    NetPIPE's are its own and the guest's, none of gem5's."""
+    fixture = RunDir(FIXTURES / "gem5-steady-state")
+    d = json.loads(fixture.spec_json.read_text())
+    d["workloads"]["latency"] = {"kind": "netpipe", "max_bytes": 1024}
+    s = specs.from_dict(d)
+    rd = RunDir(tmp_path)
+    rd.m5out.mkdir()
+    text = fixture.stats_txt.read_text()
+    last = text[text.rindex("\n---------- Begin Simulation Statistics ----------") + 1:]
+    rd.stats_txt.write_text(text + last + last)
+    results = json.loads(fixture.results_json.read_text())
+    for host, r in results.items():
+        roi = r["workloads"]["stream"]["roi"]
+        r["workloads"]["latency"] = {"kind": "netpipe", "rc": 0, "roi": roi,
+                                     **({"latency_us": 31.5, "peak_mbps": 120.0} if host == "client" else {})}
+    got = run_metrics.compute(s, results, rd, fixture.read_run()["boards"])
+    made = json.loads(fixture.metrics_json.read_text())
+    for host in ("client", "server"):
+        assert got["hosts"][host]["stream"] == made["hosts"][host]["stream"]
+        latency = got["hosts"][host]["latency"]
+        assert not {"insts", "gem5_packets", "nic_rx_pkts", "cpu_busy_s", "n_windows"} & set(latency)
+        assert latency["elapsed_s"] == results[host]["workloads"]["stream"]["roi"]["elapsed_s"]
+    assert got["hosts"]["client"]["latency"]["latency_us"] == 31.5

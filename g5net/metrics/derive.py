@@ -11,7 +11,8 @@ a metric that could not be measured (no gem5 stats under QEMU, no profile) is
 absent, never 0.
 
 A workload measured as windows (experiment.windows) has each metric's mean
-over its windows, and `n_windows`, `spread` and `per_window` (windows.py).
+over its windows, and `n_windows`, `spread` and `per_window` (windows.py); a
+workload after it has its whole life's guest figures, and no gem5 counters.
 
 Each family of metrics is computed, and each of its metrics defined (unit and
 meaning), in its own module: guest.py, gem5.py (gem5's counters in
@@ -30,6 +31,7 @@ from ..spec import Host, Spec, Workload
 from ..spec import sampled as sampled_windows
 from ..stats import pc_samples
 from ..workloads.flows import instances
+from ..workloads.windows import measured as as_windows
 from . import aggregate, gem5, guest, profile, windows
 
 
@@ -77,8 +79,12 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
     n = spec.experiment.windows
     if sampled_windows(spec.experiment):
         counters = _sampled_windows(spec, rd)
+    elif n:
+        # The windowed stream's dumps only: a workload after it took none (windows.py).
+        counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1) for w in spec.workloads
+                                                 if as_windows(spec, w)])
     else:
-        counters = gem5.roi_stats(rd.stats_txt, [(w.name, n + 1 if n else 1) for w in spec.workloads])
+        counters = gem5.roi_stats(rd.stats_txt, [(w.name, 1) for w in spec.workloads])
     sampled = _sampled(spec, rd, counters, {name: run_record.board(boards, name) for name in results})
     hosts: dict[str, dict[str, Any]] = {}
     for name, r in results.items():
@@ -91,7 +97,7 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             got = r["workloads"][w.name]
             regions = [c.get(prefix) for c in counters.get(w.name, [])]
             samples = sampled.get((w.name, name), [])
-            if n:
+            if as_windows(spec, w):
                 hosts[name][w.name] = _windowed(spec, spec.host(name), w, got, regions, samples)
             else:
                 hosts[name][w.name] = workload_metrics(got, regions[0] if regions else None, threads,
@@ -106,7 +112,7 @@ def _sampled_windows(spec: Spec, rd: RunDir) -> dict[str, list[dict[str, dict[st
     """The one workload's windows, each the one dump of its own gem5 process
     (engines/gem5/sampled.py), as roi_stats gives consecutive ones; none
     where a window is missing."""
-    (w,) = spec.workloads
+    (w,) = spec.workloads  # workloads/checks.py: nothing runs after sampled windows
     regions = [gem5.roi_stats(rd.window(k).stats_txt, [(w.name, 1)]).get(w.name, [{}])[0]
                for k in range(spec.experiment.windows)]
     return {w.name: regions} if all(regions) else {}
@@ -141,6 +147,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
     out = workload_metrics({"roi": got["roi"]}) if "roi" in got else {}
     out.update(windows.measure(spec.experiment.windows, window))
     out.update({app: got[k] for k, app in windows.APP_FIGURES.items() if k in got})
+    out.update({k: got[k] for k in windows.WHOLE_RUN if k in got})
     return out
 
 

@@ -99,7 +99,9 @@ METRICS: tuple[RunMetric, ...] = (
     _guest("latency_us", "us", "NetPIPE: half the round trip of its smallest message; "
                                "web: wrk's mean request latency"),
     _guest("peak_mbps", "Mbit/s", "NetPIPE: the highest throughput over its message sizes"),
-    _guest("loss_pct", "%", "UDP streams: datagrams lost"),
+    _guest("loss_pct", "%", "UDP streams: datagrams lost, as the receiver's iperf reports them "
+                            "(the receiving server's is the flow's loss); with windows, over the "
+                            "benchmark's whole run, without spread"),
     _guest("requests_per_s", "1/s", "web: requests completed per second"),
     _guest("latency_p99_us", "us", "web: the 99th percentile of request latency"),
     _guest("elapsed_s", "s", "length of the region of interest: simulated seconds where gem5 "

@@ -32,7 +32,15 @@ the directions it receives data, per second (gem5's NIC counters, or the
 guest's /proc/net/dev). A stream's sender and receiver count the same frames,
 so they agree within what is in flight at the windows' edges. What the
 benchmark itself reported over its whole run is `app_throughput_mbps`,
-`app_sent_mbps` and `app_received_mbps`.
+`app_sent_mbps` and `app_received_mbps`; a UDP stream's `loss_pct` is its
+receiver's over the whole run too (iperf 2's server, which reports once its
+client, stopped after the windows, has ended the flow), without spread.
+
+One stream per run is measured as windows. NetPIPE workloads after it each
+have their whole life as their region, their figures NetPIPE's own and the
+guest's /proc over that region, by the guest's clock; no gem5 counters: under
+gem5 the windows' periodic dumps go on until the simulation ends, so no dump
+of the workload's own could be told from them, and its job takes none.
 """
 
 from __future__ import annotations
@@ -47,6 +55,9 @@ from .metric import RunMetric
 # start-up and end included, each end by its own clock.
 APP_FIGURES = {"throughput_mbps": "app_throughput_mbps", "sent_mbps": "app_sent_mbps",
                "received_mbps": "app_received_mbps"}
+# The benchmark's own figures that no window measures, kept under their names:
+# a UDP stream's loss, which its receiver reports over its whole run.
+WHOLE_RUN = ("loss_pct",)
 
 
 def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool

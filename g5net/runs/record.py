@@ -66,7 +66,8 @@ def begin(run_id: str, name: str, spec: dict[str, Any], started: datetime | None
 
 def region(spec: Spec) -> dict[str, Any]:
     """What a run measured each workload over (run.json's `region`): its whole
-    life, or windows inside its running stream (experiment.windows). Runs
+    life, or windows inside its running stream (experiment.windows; a
+    NetPIPE workload after the stream is still its whole life). Runs
     recorded before windows have no `region`: they measured whole lives."""
     e = spec.experiment
     if not e.windows:

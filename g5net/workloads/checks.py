@@ -11,7 +11,7 @@ reads a spec that the host has checked this way.
 from __future__ import annotations
 
 from ..errors import SpecError
-from ..spec import FLOW_PORTS, Host, Spec, check_cpu_list
+from ..spec import FLOW_PORTS, Host, Spec, check_cpu_list, sampled
 from . import flows, registry
 
 
@@ -24,6 +24,42 @@ def check(spec: Spec) -> None:
         for h in spec.hosts:
             _check_flow_cpus(f"{key}.{h.role}_cpus", w.server_cpus if h.role == "server" else w.client_cpus,
                              h, len(flows.flows_of(spec, h, w)))
+    _check_windows(spec)
+
+
+def _check_windows(spec: Spec) -> None:
+    """With experiment.windows: one stream, measured as windows, and after it
+    only workloads whose kind runs after windows (NetPIPE), each a region of
+    its own (workloads/windows.py); the kinds have checked each workload."""
+    e = spec.experiment
+    if not e.windows:
+        return
+    streams = [w for w in spec.workloads if registry.kind(w.kind).streams]
+    if len(streams) > 1:
+        keys = ", ".join(f"workloads.{w.name}" for w in streams[:-1]) + f" and workloads.{streams[-1].name}"
+        raise SpecError(f"experiment.windows: {keys} are streams, and windows measure one stream "
+                        f"per spec: they are gem5's periodic stats dumps, which gem5 "
+                        f"cannot stop once started, so a second stream's windows would mix "
+                        f"with the first's; run each stream as a spec of its own (a sweep "
+                        f"point); netpipe or mpi workloads may follow the windowed stream")
+    for i, w in enumerate(spec.workloads):
+        if registry.kind(w.kind).streams:
+            continue
+        key = f"workloads.{w.name}.kind"
+        if not streams:
+            raise SpecError(f"{key}: experiment.windows measure inside a running stream, and "
+                            f"{w.kind} is no stream (its own repetitions are its measurement): it "
+                            f"runs after a windowed stream, as a region of its own; add an iperf "
+                            f"workload before it, or use a spec without windows")
+        if i < spec.workloads.index(streams[0]):
+            raise SpecError(f"{key}: {w.kind} runs after the windowed stream "
+                            f"(workloads.{streams[0].name}), as a region of its own, but the spec "
+                            f"lists it before; list it after workloads.{streams[0].name}")
+        if sampled(e):
+            raise SpecError(f"{key}: sampled windows (experiment.window_method) end inside the "
+                            f"stream: gem5 fast-forwards it into warm checkpoints and stops, and "
+                            f"each window restores one, so no process runs a workload after it; "
+                            f"use window_method = \"consecutive\", or a spec of its own")
 
 
 def _check_flow_ports(spec: Spec) -> None:

@@ -81,7 +81,10 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
     would (_ending); `guest_windows`: with experiment.windows, the guest
     snapshots its counters at every window's edge (an engine without stats
     dumps), else around the windows only (windows.py)."""
-    stats = " stats" if dumps_stats else ""
+    # A workload after a windowed stream takes no dump of its own: gem5 goes
+    # on taking the windows' dumps (windows.py), and its own could not be
+    # told from those.
+    stats = " stats" if dumps_stats and not spec.experiment.windows else ""
     lines = [
         f"# g5net job for host {host.name} ({host.role}) of {spec.experiment.name};",
         "# generated from the experiment spec, run by /sbin/g5init with /g5net/lib.sh sourced.",
@@ -96,13 +99,17 @@ def render(spec: Spec, host: Host, *, dumps_stats: bool, profiler_at_boot: bool 
     for w in spec.workloads:
         kind = registry.kind(w.kind)
         insts = instances(spec, host, w)
-        if spec.experiment.windows:
+        if windows.measured(spec, w):
             lines.append(f"# workload {w.name}: {w.kind}, {windows.described(spec.experiment)}")
             lines += [line for inst in insts for line in kind.setup(w, inst)]
             lines += windows.region(spec.experiment, w, insts, kind, arms=dumps_stats and not guest_windows,
                                     every_edge=guest_windows)
             continue
-        lines.append(f"# workload {w.name}: {w.kind}")
+        if spec.experiment.windows:
+            lines.append(f"# workload {w.name}: {w.kind}, its whole life after the windows, "
+                         f"its figures the guest's")
+        else:
+            lines.append(f"# workload {w.name}: {w.kind}")
         lines += [line for inst in insts for line in kind.setup(w, inst)]
         if w.profile != profiling:
             lines.append(profiler.switch(w.profile))

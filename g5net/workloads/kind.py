@@ -21,19 +21,24 @@ class WorkloadKind(abc.ABC):
     # other kind one per client, its own way, over NIC 0 (flows.flows).
     streams: ClassVar[bool] = False
     protocols: ClassVar[tuple[str, ...]] = ("tcp",)
+    # With experiment.windows, a kind that is no stream but whose own figures
+    # are of many repetitions, not of its start-up (NetPIPE: each message size
+    # over many round trips), runs after the windowed stream as a region of
+    # its own (workloads/checks.py, windows.py).
+    after_windows: ClassVar[bool] = False
 
     def check(self, spec: Spec, w: Workload, key: str) -> None:
         """SpecError naming the key of `w` (whose keys are `key`.KEY) this kind cannot run."""
         if w.protocol not in self.protocols:
             raise SpecError(f"{key}.protocol: {w.kind} runs over TCP only")
-        if spec.experiment.windows and w.profile:
+        if spec.experiment.windows and w.profile and self.streams:
             raise SpecError(f"{key}.profile: the guest's profiler reads its tables around a "
                             f"workload's whole life, not its windows; with experiment.windows, "
                             f"experiment.pc_sample_us (gem5) says where each window's time goes")
-        if spec.experiment.windows and not self.streams:
+        if spec.experiment.windows and not self.streams and not self.after_windows:
             raise SpecError(f"{key}.kind: experiment.windows measure inside a running stream, "
-                            f"and {w.kind} is no stream (its own repetitions are its "
-                            f"measurement); use iperf, or a spec without windows")
+                            f"and {w.kind} is no stream; use iperf, or a spec without windows "
+                            f"(netpipe or mpi may follow the windowed stream, each its own region)")
         if self.streams:
             return
         for name, value, default in (("direction", w.direction, "send"), ("instances", w.instances, 1)):
@@ -51,9 +56,9 @@ class WorkloadKind(abc.ABC):
         return []
 
     def connections(self, w: Workload) -> int:
-        """TCP connections one instance's flow opens to its server's port once
-        it streams: the windows' warm-up counts from the last
-        (workloads/windows.py)."""
+        """Connections one instance's flow opens to its server's port once it
+        streams (TCP's, or a UDP flow's connected sockets): the windows'
+        warm-up counts from the last (workloads/windows.py)."""
         return 1
 
     def stop(self, w: Workload, insts: list[Instance]) -> list[str]:

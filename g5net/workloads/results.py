@@ -86,13 +86,14 @@ def _combine(found: list[tuple[Instance, dict[str, Any]]]) -> dict[str, Any]:
     return out
 
 
-def _region(items: dict[str, str], spec: Spec, name: str) -> dict[str, Any]:
-    """The guest's counters over a workload's region: `roi`, and with
-    experiment.windows, where the guest snapshot every window's edge, each
+def _region(items: dict[str, str], spec: Spec, w: Workload) -> dict[str, Any]:
+    """The guest's counters over a workload's region: `roi`, and for one
+    measured as windows, where the guest snapshot every window's edge, each
     window's as `windows` (windows.py)."""
-    n = spec.experiment.windows
-    if not n:
+    name = w.name
+    if not windows.measured(spec, w):
         return {"roi": roi_deltas(items, name)}
+    n = spec.experiment.windows
     out: dict[str, Any] = {"roi": window_deltas(items, name, 0, n)}
     if all(windows.snapshot(name, k) in items for k in range(1, n)):
         out["windows"] = [window_deltas(items, name, k - 1, k) for k in range(1, n + 1)]
@@ -105,7 +106,7 @@ def _workload(items: dict[str, str], spec: Spec, host: Host, w: Workload) -> dic
     rcs = [_rc(items, i.item) for i in insts]
     out: dict[str, Any] = {"kind": w.kind, "rc": next((rc for rc in rcs if rc), 0)}
     try:
-        out.update(_region(items, spec, w.name))
+        out.update(_region(items, spec, w))
     except GuestError as e:
         out.update(_failure(items, w.name, e))
     else:

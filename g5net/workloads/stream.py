@@ -25,10 +25,6 @@ class StreamKind(WorkloadKind):
         if not e.windows:
             return
         need_ms = window_span_ms(e)
-        if w.protocol == "udp":
-            raise SpecError(f"{key}.protocol: windows start their warm-up once each TCP flow "
-                            f"has connected; a UDP stream has no connection to wait for, so "
-                            f"measure it without windows")
         if w.bytes:
             raise SpecError(f"{key}.bytes: windows measure a stream that runs for a time; set "
                             f"bytes = 0 and duration_s to at least {need_ms / 1000:g} (warm-up, "

@@ -2,9 +2,11 @@
 
 Outside any region, the job first runs the benchmark's binary once, so that
 it and its libraries are in the page cache (the disk is not read inside a
-window); a client waits until its server listens (ready.py), then starts;
-each host waits until each of its flows has its connections up
-(/proc/net/tcp: iperf 2's -P streams, iperf3's also its control connection). From
+window); a client waits until its server listens (ready.py; a UDP stream's
+server says so once its socket is bound, kinds/iperf.py), then starts;
+each host waits until each of its flows has its connections up, state 01
+(/proc/net/tcp: iperf 2's -P streams; /proc/net/udp for a UDP stream,
+whose sockets iperf 2 connect()s, the server's on the first datagram). From
 that moment it counts the warm-up, and the region is `windows` consecutive
 windows of `window_ms` after it, by simulated time under gem5 (the guest's
 clock):
@@ -31,9 +33,17 @@ clock):
 
 Then the job ends its flows where the benchmark reports when interrupted
 (iperf 2: its duration_s is then the longest the stream may run, and the
-time a host takes to see its flows connected costs no window), and waits
-for them. Item NAME.w<k>.proc is the snapshot
+time a host takes to see its flows connected costs no window; a UDP client
+so stopped still ends its flow, and its server reports what it received and
+lost), and waits for them. Item NAME.w<k>.proc is the snapshot
 at the end of window k (w0: at the first's start, or the warm-up's).
+
+One stream per spec is measured so (measured()). NetPIPE workloads may
+follow it (checks.py), each the whole life of its own region, as without
+windows, and under either engine their figures are the guest's alone:
+under gem5 the windows' dumps go on every window_ms until the simulation
+ends, so a dump of their own could not be told from those, and their job
+takes none (g5_roi_begin without `stats`).
 
 Like workloads/profile.sh, windows.sh travels at the top of each job that
 uses it, rather than in the disk image, whose digest is every run id's.
@@ -45,7 +55,8 @@ import functools
 from typing import TYPE_CHECKING
 
 from ..home import REPO
-from ..spec import Experiment, Workload, sampled
+from ..spec import Experiment, Spec, Workload, sampled
+from . import registry
 from .ready import READY_POLL_S, answer_ready, wait_ready
 from .shell import CLIENT_RETRY_S
 
@@ -64,6 +75,13 @@ _LAST_SNAPSHOT_MS = 0.1
 def functions() -> str:
     """The shell functions a windowed job defines, as job lines."""
     return FUNCTIONS_FILE.read_text().rstrip("\n")
+
+
+def measured(spec: Spec, w: Workload) -> bool:
+    """Whether `w` is measured as windows: with experiment.windows, the
+    spec's one stream is; a workload after it (NetPIPE, checks.py) is a
+    whole-life region of its own."""
+    return bool(spec.experiment.windows) and registry.kind(w.kind).streams
 
 
 def described(e: Experiment) -> str:
@@ -86,12 +104,13 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.6f}".rstrip("0").rstrip(".") or "0"
 
 
-def _until(pattern: str, lines: int = 1) -> str:
-    """A loop until `lines` lines of /proc/net/tcp and tcp6 match `pattern`
-    (grep -E), for as long as a client waits for its server."""
+def _until(pattern: str, lines: int = 1, protocol: str = "tcp") -> str:
+    """A loop until `lines` lines of /proc/net/<protocol> and its IPv6 twin
+    match `pattern` (grep -E), for as long as a client waits for its server."""
     tries = int(CLIENT_RETRY_S / READY_POLL_S)
-    found = (f"grep -qE '{pattern}' /proc/net/tcp /proc/net/tcp6 2>/dev/null" if lines == 1 else
-             f"[ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -cE '{pattern}')\" -ge {lines} ]")
+    files = f"/proc/net/{protocol} /proc/net/{protocol}6"
+    found = (f"grep -qE '{pattern}' {files} 2>/dev/null" if lines == 1 else
+             f"[ \"$(cat {files} 2>/dev/null | grep -cE '{pattern}')\" -ge {lines} ]")
     return f"i=0; until {found} || [ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done"
 
 
@@ -101,13 +120,16 @@ def _listening(inst: Instance) -> str:
     return _until(f":{inst.port:04X} [0-9A-F]+:0000 0A ")
 
 
-def _connected(inst: Instance, connections: int) -> str:
+def _connected(inst: Instance, connections: int, protocol: str) -> str:
     """Until the instance's flow has its `connections` connected (state 01):
     the server's port as the local one on a server, as the remote one on a
-    client."""
+    client. A UDP flow's sockets show so too: iperf 2's client connect()s
+    its socket as it starts, and its server connect()s its own to the client
+    on the first datagram (until then bound, state 07), so a server sees its
+    flow connected once the stream reaches it (checked on a QEMU guest)."""
     if inst.serves:
-        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ", connections)
-    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ", connections)
+        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ", connections, protocol)
+    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ", connections, protocol)
 
 
 def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind, *, arms: bool,
@@ -118,13 +140,16 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
     dumps; `every_edge`: the guest snapshots every window's edge."""
     commands, stop = [kind.command(w, i) for i in insts], kind.stop(w, insts)
     name = w.name
+    # A kind's own handshake (a UDP iperf's: its server answers once bound)
+    # is in its command.
+    handshake = not kind.own_handshake(w)
     lines = kind.prewarm(w)
-    lines += [wait_ready(i) for i in insts if not i.serves]
+    lines += [wait_ready(i) for i in insts if not i.serves and handshake]
     lines += [f"{c} &" for c in commands]
     for inst in insts:
-        if inst.serves:
+        if inst.serves and handshake:
             lines += [_listening(inst), answer_ready(w, inst)]
-    lines += [_connected(i, kind.connections(w)) for i in insts]
+    lines += [_connected(i, kind.connections(w), w.protocol) for i in insts]
     if sampled(e):
         # gem5 fast-forwards into warm checkpoints from this moment on
         # (contract.Phase.FAST_FORWARD); each window is restored from one, in
