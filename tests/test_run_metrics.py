@@ -14,6 +14,10 @@ from g5net.stats import host_metrics, iter_dumps
 # Real stats.txt files of gem5 2016, 2020 and v24 (full system and SE, x86 and Arm).
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "stats-generations"
 TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"
+# Three dumps of a windowed stream between two hosts of 16 timing CPUs (the
+# niagara2 preset at 2 cores x 8 threads): the warm-up's end, then two 5 ms
+# windows; only the CPUs' cycle and power-state lines kept.
+SIXTEEN_CPUS = FIXTURES / "2024-v24-x86-fs-16cpu-windows-trimmed.stats.txt"
 
 
 def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
@@ -88,6 +92,33 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     assert first["l2_inst_misses"] + first["l2_data_misses"] == first["l2_misses"] == 778
     assert first["load_uops"] + first["store_uops"] + first["other_uops"] == first["uops"]
     assert first["mem_bytes_read"] + first["mem_bytes_written"] == first["mem_bytes"]
+
+
+def test_a_windows_cpu_time_is_gem5s_on_time_in_it_even_for_a_cpu_that_slept_through_it():
+    dumps = list(iter_dumps(SIXTEEN_CPUS))
+    windows = gem5_metrics.roi_stats(SIXTEEN_CPUS, [("stream", 3)])["stream"]
+    assert len(windows) == 2
+
+    def on_ticks(k: int, host: str) -> list[float]:
+        return [dumps[k].value(f"{host}.processor.cores{i}.core.power_state"
+                               ".pwrStateResidencyTicks::ON") for i in range(16)]
+
+    for k, window in enumerate(windows):
+        ticks = dumps[k + 1].value("simTicks") - dumps[k].value("simTicks")
+        for host in ("server", "client"):
+            # gem5 brings a CPU's power-state residency up to date at every dump:
+            # the window's ON time is exact, and the busy time is that.
+            on = [(b - a) / ticks for a, b in zip(on_ticks(k, host), on_ticks(k + 1, host))]
+            cpu = gem5_metrics.cpu(window[host], threads_per_core=8)
+            assert cpu["cpu_util_per_cpu"] == pytest.approx(on, abs=1e-9)
+            assert cpu["cpu_util"] == pytest.approx(sum(on) / 16, abs=1e-9)
+            assert cpu["cpu_busy_s"] == pytest.approx(sum(on) * ticks / 1e12)
+    # Client CPU 0 slept through the second window: gem5 counted none of its
+    # cycles there (a halted CPU's are counted when it wakes), so the cycles'
+    # differences gave it no time at all, and took busy time off others.
+    cycles = [d.value("client.processor.cores0.core.numCycles") for d in dumps]
+    assert cycles[1] == cycles[2] > cycles[0]
+    assert gem5_metrics.cpu(windows[1]["client"], 8)["cpu_util_per_cpu"][0] == pytest.approx(0, abs=1e-9)
 
 
 def test_gem5_nic_counters_are_the_packet_count():

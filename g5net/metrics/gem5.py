@@ -48,7 +48,8 @@ _PCIE_BUSY = ("pcie_to_host_busy_ticks", "pcie_to_device_busy_ticks")
 def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
               ) -> dict[str, list[dict[str, dict[str, Any]]]]:
     """workload -> its regions, each gem5 host -> catalogue metrics, the splits
-    (stats/splits.py), `cpu_cycles`, each CPU's (busy, all) cycles, and
+    (stats/splits.py), `cpu_cycles`, each CPU's (busy, all) cycles (a
+    window's: ticks; only their ratio counts), and
     `region_ticks`, the region's first and last tick, from the workloads'
     stats dumps. `regions`: (workload, dumps) in spec order.
 
@@ -91,7 +92,8 @@ def _minus(later: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]]
            ) -> dict[str, dict[str, Any]]:
     """What happened between two dumps that count from one reset: every
     counter's difference (a counter gem5 left out, being 0, counts 0), the
-    CPUs' cycles CPU by CPU, the ticks between the two dumps' ends."""
+    CPUs' busy and all time CPU by CPU (_window_cpu_time), the ticks between
+    the two dumps' ends."""
     out = {}
     for host, b in later.items():
         a = earlier.get(host, {})
@@ -100,12 +102,41 @@ def _minus(later: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]]
             if k == "region_ticks":
                 diff[k] = (a[k][1] if k in a else v[0], v[1])
             elif k == "cpu_cycles":
-                before = a.get(k, [(0.0, 0.0)] * len(v))
-                diff[k] = [(busy - b0, total - t0) for (busy, total), (b0, t0) in zip(v, before)]
+                diff[k] = _window_cpu_time(v, _span(b), a.get(k), _span(a) if a else 0)
             else:
                 diff[k] = v - a.get(k, 0)
         out[host] = diff
     return out
+
+
+def _span(dump_metrics: dict[str, Any]) -> int:
+    """The ticks a dump counts, from the reset (sim_ticks)."""
+    first, last = dump_metrics["region_ticks"]
+    return last - first
+
+
+def _window_cpu_time(later: list[tuple[float, float]], later_ticks: int,
+                     earlier: list[tuple[float, float]] | None, earlier_ticks: int
+                     ) -> list[tuple[float, float]]:
+    """Each CPU's (busy, all) ticks between two dumps that count from one
+    reset, from each dump's (busy, all) cycles.
+
+    Not the cycles' differences: a simple CPU's busy and idle cycles are its
+    cycle count split by a time-weighted busy fraction since the reset
+    (exec_context's notIdleFraction, an average), not counters, and a halted
+    CPU's cycles are counted only once it wakes; their differences went
+    negative, or to nothing at all for a CPU that slept through a window
+    (hosts of 16 CPUs). The busy fraction since the reset times the ticks
+    since the reset is the busy time since the reset, whose difference is the
+    window's; the window's ticks are every CPU's all."""
+    before = earlier or [(0.0, 0.0)] * len(later)
+
+    def busy_since_reset(busy: float, total: float, ticks: int) -> float:
+        return busy / total * ticks if total else 0.0
+
+    return [(busy_since_reset(busy, total, later_ticks) - busy_since_reset(b0, t0, earlier_ticks),
+             float(later_ticks - earlier_ticks))
+            for (busy, total), (b0, t0) in zip(later, before)]
 
 
 def cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
