@@ -153,7 +153,7 @@ def test_a_stopped_gem5_run_leaves_nothing_and_runs_again(gem5_engine, tmp_path:
     (the measured phase where its boot checkpoint exists, else the boot), with
     smoke-sized workloads so that the run again is short (the boot is shared)."""
     text = (EXAMPLES / "quickstart-gem5.toml").read_text()
-    for old, new in (("bytes = 4000000", "bytes = 1000000"), ("max_bytes = 4096", "max_bytes = 256")):
+    for old, new in (("bytes = 4000000", "bytes = 250000"), ("max_bytes = 4096", "max_bytes = 256")):
         assert old in text
         text = text.replace(old, new)
     spec, out = tmp_path / "quickstart-smoke.toml", tmp_path / "runs"
