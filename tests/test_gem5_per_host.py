@@ -123,8 +123,11 @@ def test_kill_9_of_the_runner_leaves_no_gem5_and_resume_reruns_that_point(
     points that have no run is tests/test_sweep_resume.py's, on QEMU: a
     one-process point before this one would cost CI a run to show it again.)"""
     spec = tmp_path / "spec.toml"
-    spec.write_text(per_host_quickstart().replace("bytes = 4000000", "bytes = 250000")
-                    + '\n[sweep]\n"experiment.processes" = ["per-host"]\n')
+    text = per_host_quickstart()
+    for old, new in (("bytes = 4000000", "bytes = 250000"), ("max_bytes = 4096", "max_bytes = 256")):
+        assert old in text
+        text = text.replace(old, new)
+    spec.write_text(text + '\n[sweep]\n"experiment.processes" = ["per-host"]\n')
     out = tmp_path / "sweep"
     cmd = [sys.executable, "-m", "g5net.cli", "sweep", str(spec), "--out", str(out), "--jobs", "1"]
     runner = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
