@@ -67,10 +67,10 @@ def save(study: Study, scale: str, source: Path) -> int:
     versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
-    run_specs = [specs.from_dict(r["spec"]) for r in records]
+    run_specs = [specs.from_dict(r["spec"], source=str(rd.run_json)) for rd, r in zip(found, records)]
     # Published whole: a crash leaves the old results or the new, never neither or half.
     with staged_dir.staged(study.results(scale)) as tmp:
-        for rd, record in zip(found, records):
+        for rd, record, spec in zip(found, records, run_specs):
             dest = tmp / rd.path.name
             dest.mkdir()
             atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
@@ -81,8 +81,7 @@ def save(study: Study, scale: str, source: Path) -> int:
                 if rd.metrics_json.is_file():
                     shutil.copy(rd.metrics_json, dest / rd.metrics_json.name)
                 continue
-            metrics = run_metrics.compute(specs.from_dict(record["spec"], source=str(rd.run_json)),
-                                          json.loads(rd.results_json.read_text()), rd,
+            metrics = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd,
                                           record.get("boards"))
             atomic.write_json(dest / rd.metrics_json.name, metrics)
         atomic.write_json(tmp / PROVENANCE, {
