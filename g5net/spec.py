@@ -562,7 +562,7 @@ NOT_DEFAULTS = ("name", "role", "ip", "peer", "replicas")
 _TOP = ("schema", "experiment", "host", "hosts", "link", "workloads", "sweep")
 
 
-def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = False) -> Spec:
+def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     """Validate a spec given as nested dicts (parsed TOML or a resolved JSON
     spec) against the schema: every key, value and combination this module
     knows. The workload kinds' own checks come on top of it on the host side
@@ -570,9 +570,6 @@ def from_dict(data: Mapping, *, source: str = "spec", kind_checks: bool = False)
     reads a spec the host has checked so.
 
     A `[sweep]` table is accepted and ignored here: `g5net.model.sweep` expands it.
-    `kind_checks` is not read: configs/g5net_components/params.py still says
-    False, and goes without it at the next change to configs/ (one that
-    changes every run id, so it waits for one that must).
     """
     unknown = sorted(set(data) - set(_TOP))
     if unknown:

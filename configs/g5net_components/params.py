@@ -43,7 +43,7 @@ def load(path: str) -> RunParams:
     try:
         config = contract.RunConfig.from_json(text, path)
         # The host side ran the workload kinds' checks, which gem5 cannot import.
-        spec = spec_module.from_dict(config.spec, source=f"{path}: spec", kind_checks=False)
+        spec = spec_module.from_dict(config.spec, source=f"{path}: spec")
     except (contract.ContractError, spec_module.SpecError) as e:
         raise ConfigError(str(e)) from None
     if [h.name for h in config.hosts] != [h.name for h in spec.hosts]:

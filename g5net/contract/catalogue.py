@@ -43,7 +43,7 @@ CPU_PRESETS = _by_name(
     CpuPreset("custom", "the keys below"),
     # Sun UltraSPARC T2, 8 cores x 8 threads at 1.2 GHz; a core's threads share
     # a 16 KiB 8-way L1I and an 8 KiB 4-way L1D; one 4 MiB 16-way L2 for the
-    # chip (Liao & Bhuyan's system, STUDIES.md study 5).
+    # chip (the system of Liao & Bhuyan 2009, studies/niagara2-nic).
     CpuPreset("niagara2", "Sun UltraSPARC T2 cores, threads, clock and caches (configs/README.md)",
               {"cpu": {"cores": 8, "threads_per_core": 8, "clock_ghz": 1.2},
                "caches": {"l1i_kib": 16, "l1i_assoc": 8, "l1d_kib": 8, "l1d_assoc": 4,

@@ -1,6 +1,8 @@
 """The measured hosts' classic caches, shaped by the spec's `caches` table."""
 
-from m5.objects import BadAddr, Cache, L2XBar, Port, SystemXBar
+import sys
+
+from m5.objects import BadAddr, Cache, L2XBar, Port, SimpleMemDelay, SystemXBar
 
 from gem5.components.boards.abstract_board import AbstractBoard
 from gem5.components.cachehierarchies.abstract_cache_hierarchy import AbstractCacheHierarchy
@@ -22,10 +24,27 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
     per core or one shared; an optional shared L3; a coherent membus below.
 
     A core with several threads (`MultithreadedProcessor`) puts a crossbar in
-    front of each of its L1s so that the threads' gem5 CPUs share them. Each
+    front of each of its L1s so that the threads' gem5 CPUs share them; each
+    thread reaches the data crossbar through a port queue of its own
+    (`dthreadports`, below). Each
     thread keeps its own small page-walk caches, as gem5's standard
     hierarchies do. Device DMA from the I/O bus enters through an I/O cache
     on the membus (coherent I/O); a NIC placement may enter elsewhere.
+
+    An L1D has at least one MSHR more than the threads that share it
+    (`l1d_mshrs`): gem5 holds an L1 MSHR for each locked read-modify-write
+    from its read until its write, and an L1 whose MSHRs all hold one blocks
+    and refuses the very writes that would free them, a deadlock.
+
+    A thread's port queue (gem5's `SimpleMemDelay` at zero delay: it accepts
+    every request, passes snoops through, and pays the crossbar's response
+    latency, which the simple CPUs ignore) takes both halves of an access
+    that spans two cache lines. Straight on the crossbar, the second half
+    finds the layer still busy with the first and waits for a retry; with
+    the core's other threads queued on the layer the first half's response
+    can come back before that retry, and gem5's timing CPU then fails an
+    assertion (src/cpu/simple/timing.cc, completeDataAccess: a response
+    while it waits for a retry).
     """
 
     def __init__(self, l1i: CacheLevel, l1d: CacheLevel, l2: CacheLevel | None,
@@ -79,7 +98,8 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
 
         groups = processor.core_threads()
         self.l1icaches = [self._l1i.make(writeback_clean=False) for _ in groups]
-        self.l1dcaches = [self._l1d.make() for _ in groups]
+        self.l1dcaches = [self._l1d.make(mshrs=l1d_mshrs(self._l1d.mshrs, len(g)))
+                          for g in groups]
         threads = processor.get_cores()
         self.iptw_caches = [MMUCache(size="8KiB", writeback_clean=False) for _ in threads]
         self.dptw_caches = [MMUCache(size="8KiB", writeback_clean=False) for _ in threads]
@@ -89,6 +109,7 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
         if any(len(g) > 1 for g in groups):
             self.ithreadbuses = [L2XBar() for _ in groups]
             self.dthreadbuses = [L2XBar() for _ in groups]
+            self.dthreadports = [SimpleMemDelay() for _ in threads]
 
         first_thread = 0
         for c, group in enumerate(groups):
@@ -98,7 +119,8 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
             for t, thread in enumerate(group, start=first_thread):
                 if len(group) > 1:
                     thread.connect_icache(self.ithreadbuses[c].cpu_side_ports)
-                    thread.connect_dcache(self.dthreadbuses[c].cpu_side_ports)
+                    thread.connect_dcache(self.dthreadports[t].cpu_side_port)
+                    self.dthreadports[t].mem_side_port = self.dthreadbuses[c].cpu_side_ports
                 else:
                     thread.connect_icache(self.l1icaches[c].cpu_side)
                     thread.connect_dcache(self.l1dcaches[c].cpu_side)
@@ -128,3 +150,27 @@ class ConfigurableCacheHierarchy(AbstractNicAwareHierarchy):
         self.l2buses[core].mem_side_ports = self.l2caches[core].cpu_side
         self.l2caches[core].mem_side = below_l2
         return self.l2buses[core].cpu_side_ports
+
+
+def l1d_mshrs(mshrs: int, threads: int) -> int:
+    """The MSHRs of an L1D that `threads` gem5 CPUs share, the spec asking for
+    `mshrs`: at least one more than the threads.
+
+    A locked read-modify-write (x86 `lock`, every spinlock and atomic) holds
+    an L1 MSHR from its read until its write (src/mem/cache/base.cc,
+    handleTimingReqHit: the MSHR catches snoops meanwhile), and an L1 whose
+    MSHRs are all taken blocks its CPU side: with every MSHR held by a
+    different thread's locked read, the writes that would release them are
+    refused and the core's threads, then the host, stop for good (with
+    Niagara 2's eight threads and the default four MSHRs, right after the
+    restore). A thread has at most one locked access open (x86 locked
+    instructions are fenced on both sides, and a CPU here runs one thread), so
+    one MSHR more than the threads always leaves one for a miss, whose
+    completion unblocks the cache. Only timing memory is affected; an L1I
+    sees no locked accesses."""
+    needed = threads + 1
+    if mshrs < needed:
+        print(f"g5net: an L1D shared by {threads} thread(s) gets {needed} MSHRs, not "
+              f"caches.l1_mshrs = {mshrs}: gem5 holds one per open locked access",
+              file=sys.stderr)
+    return max(mshrs, needed)
