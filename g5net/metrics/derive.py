@@ -142,7 +142,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
             m = workload_metrics({"roi": roi}, None, threads)
         else:
             return {}
-        return m | windows.wire(tx, rx, seconds, sends, receives)
+        return m | windows.wire(tx, rx, seconds, sends, receives, m.get("cpu_busy_s"))
 
     out = workload_metrics({"roi": got["roi"]}) if "roi" in got else {}
     out.update(windows.measure(spec.experiment.windows, window))

@@ -60,14 +60,21 @@ APP_FIGURES = {"throughput_mbps": "app_throughput_mbps", "sent_mbps": "app_sent_
 WHOLE_RUN = ("loss_pct",)
 
 
-def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool
-         ) -> dict[str, float]:
-    """The window's wire rates: each way, and the data's (`throughput_mbps`)."""
+def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool,
+         cpu_busy_s: float | None = None) -> dict[str, float]:
+    """The window's wire rates: each way, and the data's (`throughput_mbps`);
+    with the host's busy CPU time, that time per byte of the data's."""
     if not seconds:
         return {}
     sent, received = tx_bytes * 8 / seconds / 1e6, rx_bytes * 8 / seconds / 1e6
-    return {"wire_sent_mbps": sent, "wire_received_mbps": received,
-            "throughput_mbps": sent * sends + received * receives}
+    out = {"wire_sent_mbps": sent, "wire_received_mbps": received,
+           "throughput_mbps": sent * sends + received * receives}
+    # A cost per byte compares runs whose rates differ (MTU 9000 against 1500):
+    # a window's CPU time alone grows with what it carried.
+    data = tx_bytes * sends + rx_bytes * receives
+    if cpu_busy_s is not None and data:
+        out["cpu_ns_per_byte"] = cpu_busy_s * 1e9 / data
+    return out
 
 
 def guest_wire_bytes(roi: dict[str, Any]) -> tuple[int, int]:
@@ -116,6 +123,9 @@ METRICS: tuple[RunMetric, ...] = (
                                          "/proc/net/dev)"),
     _windows("wire_received_mbps", "Mbit/s", "Ethernet bytes the host's NICs received, per second "
                                              "of the window"),
+    _windows("cpu_ns_per_byte", "ns/B", "gem5: busy CPU time (cpu_busy_s) per Ethernet byte of the "
+                                        "host's data direction in the window: what its throughput "
+                                        "costs the CPUs, comparable across rates and MTUs"),
     _windows("app_throughput_mbps", "Mbit/s", "with windows: the benchmark's own throughput over "
                                               "its whole run (throughput_mbps of a run without "
                                               "windows)"),
