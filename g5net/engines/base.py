@@ -48,6 +48,10 @@ class Outcome:
     failure: EngineError | None = None
     engine_log_tail: str = ""
     boot_s: dict[str, float] = field(default_factory=dict)
+    # Simulated seconds the measured phase covered, from its restore to its
+    # end (run.json's timings.simulated_s: what the dry run's host-hour
+    # estimate divides by); None where the engine cannot say.
+    simulated_s: float | None = None
     # Host -> the prefix of its statistics in the engine's stats.txt (gem5's
     # board names); empty where the engine writes none.
     boards: dict[str, str] = field(default_factory=dict)

@@ -187,6 +187,8 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
             metrics = run_metrics.compute(spec, results, rd, out.boards)
         record["timings"].update(wall_s=round(out.wall_s, 3),
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
+        if out.simulated_s is not None:
+            record["timings"]["simulated_s"] = out.simulated_s
         # Where each host's statistics live in the engine's stats.txt.
         record["boards"] = out.boards
         if out.notes:

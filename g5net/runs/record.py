@@ -7,6 +7,8 @@ before it could write one.
     g5net_revision              the git commit of the checkout it ran from (-dirty: with
                                 changes); null from an installed wheel
     timings                     started, finished (UTC, ISO 8601), total_s, and the engine's own
+                                (wall_s, boot_s; gem5's simulated_s: simulated seconds from
+                                the restore to the end)
     spec                        the resolved spec
     engine, artifacts, boards   when an engine ran: its binary, digest and the user's flags
                                 for it, kernels and image, and host -> the prefix of its

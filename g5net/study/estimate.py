@@ -2,24 +2,31 @@
 the rates the studies' committed gem5 runs measured.
 
 A committed run says how long its measured phase took on its machine (run.json's
-timings: wall_s less the boot it did, boot_s) and how much simulated time its
-workloads' regions covered (metrics.json's elapsed_s, the gem5 dump's simulated
-seconds). By CPU model, over every committed run:
+timings: wall_s less the boot it did, boot_s) and how much simulated time it
+covered: gem5's simulated seconds from the restore to the end (timings'
+simulated_s), or, in a run recorded before that, its workloads' regions
+(metrics.json's elapsed_s). By CPU model, over every committed run:
 
-    rate          simulated ms of the regions per host second, per simulated
-                  host (the regions' time times the hosts, over the host time)
+    rate          simulated ms per host second, per simulated host (the
+                  simulated time times the hosts, over the host time)
     stream        a byte-bound stream's throughput as its iperf reported it
                   (median), and the simulated time its region took beyond its
                   bytes at that throughput (median: iperf starting and ending)
+    windows       a windowed stream's simulated time before its warm-up
+                  (median: the job starting, the flows connecting): the run's
+                  simulated time less the warm-up, the windows and the
+                  regions of the workloads after it
     other kinds   the region a workload of that kind took (median): netpipe's
                   and mpi's work is their message sizes and repeats
 
-A point's estimate is its workloads' regions (a byte-bound stream: the time
-beyond plus its bytes at the throughput; a timed one: its duration_s; another
-kind: as measured) times its hosts, over the rate. A boot is the measured
-boot seconds per simulated host, by boot CPU model. Nothing is invented: a
-point whose CPU model, engine or workload kind no committed run measured, or
-which measures windows, has no estimate, and the dry run says why.
+A point's estimate is its workloads' simulated time (a byte-bound stream: the
+time beyond plus its bytes at the throughput; a windowed one: the time before,
+the warm-up and the windows; a timed one: its duration_s; another kind: as
+measured) times its hosts, over the rate. A boot is the measured boot seconds
+per simulated host, by boot CPU model. Nothing is invented: a point whose CPU
+model, engine or workload kind no committed run measured, or which samples its
+windows from warm checkpoints (a fast-forward and a process a window), has no
+estimate, and the dry run says why.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from ..model import specs
 from ..runs.locate import locate
 from ..runs.rundir import RunDir
 from ..runs.sweepdir import PlannedPoint
-from ..spec import Spec, Workload
+from ..spec import Spec, Workload, sampled
 from ..workloads import registry
 from . import builtin, results
 
@@ -49,6 +56,7 @@ class _Samples:
     host_s: float = 0.0
     stream_mbps: list[float] = field(default_factory=list)
     stream_start_s: list[float] = field(default_factory=list)
+    windows_start_s: list[float] = field(default_factory=list)
     kind_region_s: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -59,6 +67,7 @@ class Rate:
     stream_mbps: float | None
     stream_start_s: float | None
     kind_region_s: dict[str, float]
+    windows_start_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,12 @@ def _hosts(spec: Spec) -> int:
 
 def _byte_bound(w: Workload) -> bool:
     return registry.kind(w.kind).streams and w.bytes > 0
+
+
+def _windows_s(spec: Spec) -> float:
+    """The simulated seconds of a windowed run's warm-up and windows."""
+    e = spec.experiment
+    return (e.warmup_ms + e.windows * e.window_ms) * 1e-3
 
 
 def _committed_runs(root: Path) -> list[RunDir]:
@@ -104,11 +119,14 @@ def measured(root: Path | None = None) -> Rates:
             spec = specs.from_dict(record["spec"], source=str(rd.run_json))
         except G5netError:
             continue  # a damaged run: the others measure
-        wall_s = record.get("timings", {}).get("wall_s")
+        timings = record.get("timings", {})
+        wall_s, simulated_s = timings.get("wall_s"), timings.get("simulated_s")
+        windowed = bool(spec.experiment.windows)
         if (record["status"] != "done" or record.get("engine", {}).get("name") != "gem5"
-                or not isinstance(wall_s, (int, float)) or spec.experiment.windows):
+                or not isinstance(wall_s, (int, float)) or sampled(spec.experiment)
+                or (windowed and not isinstance(simulated_s, (int, float)))):
             continue
-        boot_s = max((v for v in record["timings"].get("boot_s", {}).values()
+        boot_s = max((v for v in timings.get("boot_s", {}).values()
                       if isinstance(v, (int, float))), default=0.0)
         if boot_s:
             boots.setdefault(_model(spec, boot=True), []).append((boot_s, _hosts(spec)))
@@ -118,9 +136,15 @@ def measured(root: Path | None = None) -> Rates:
             continue
         s = samples.setdefault(_model(spec), _Samples())
         s.runs += 1
-        s.region_host_s += sum(regions.values()) * _hosts(spec)
+        s.region_host_s += (simulated_s or sum(regions.values())) * _hosts(spec)
         s.host_s += wall_s - boot_s
+        streams = [w for w in spec.workloads if registry.kind(w.kind).streams]
+        if windowed and simulated_s:
+            after = sum(regions[w.name] for w in spec.workloads if w not in streams)
+            s.windows_start_s.append(max(simulated_s - _windows_s(spec) - after, 0.0))
         for w in spec.workloads:
+            if windowed and w in streams:
+                continue
             if not _byte_bound(w):
                 s.kind_region_s.setdefault(w.kind, []).append(regions[w.name])
                 continue
@@ -132,7 +156,8 @@ def measured(root: Path | None = None) -> Rates:
     by_model = {m: Rate(s.runs, s.region_host_s * 1e3 / s.host_s,
                         statistics.median(s.stream_mbps) if s.stream_mbps else None,
                         statistics.median(s.stream_start_s) if s.stream_start_s else None,
-                        {k: statistics.median(v) for k, v in s.kind_region_s.items()})
+                        {k: statistics.median(v) for k, v in s.kind_region_s.items()},
+                        statistics.median(s.windows_start_s) if s.windows_start_s else None)
                 for m, s in sorted(samples.items())}
     per_host = {m: sum(b for b, _ in v) / sum(n for _, n in v) for m, v in sorted(boots.items())}
     return Rates(sum(s.runs for s in samples.values()), by_model, per_host,
@@ -147,11 +172,15 @@ def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
         return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
     if rate is None:
         return None, f"CPU model {model}: no committed run measured it"
-    if spec.experiment.windows:
-        return None, "measured over windows: no committed run was"
+    if sampled(spec.experiment):
+        return None, "windows sampled from warm checkpoints: a fast-forward and a process a window"
     region_s = 0.0
     for w in spec.workloads:
-        if _byte_bound(w):
+        if spec.experiment.windows and registry.kind(w.kind).streams:
+            if rate.windows_start_s is None:
+                return None, f"CPU model {model}: no committed windowed stream"
+            region_s += rate.windows_start_s + _windows_s(spec)
+        elif _byte_bound(w):
             if rate.stream_mbps is None or rate.stream_start_s is None:
                 return None, f"CPU model {model}: no committed byte-bound stream"
             region_s += rate.stream_start_s + w.bytes * 8 / (rate.stream_mbps * 1e6)
@@ -179,10 +208,11 @@ def _basis(rates: Rates) -> str:
         f"{m} {r.sim_ms_per_host_s:.3g} simulated ms per host s"
         + (f", streams at {r.stream_mbps:.0f} Mbit/s after {r.stream_start_s:.3g} s"
            if r.stream_mbps is not None and r.stream_start_s is not None else "")
+        + (f", windows after {r.windows_start_s:.3g} s" if r.windows_start_s is not None else "")
         for m, r in rates.by_model.items())
     boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
-    return (f"from {rates.runs} committed runs (host time less boot, over the simulated time of "
-            f"their workloads' regions times their hosts): {models}"
+    return (f"from {rates.runs} committed runs (host time less boot, over the simulated time "
+            f"they covered times their hosts): {models}"
             + (f"; a boot, from {rates.boots}: {boots}" if boots else ""))
 
 

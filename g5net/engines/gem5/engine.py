@@ -19,6 +19,7 @@ once per checkpoint.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 import shutil
@@ -143,6 +144,16 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
     per_host = dist_config_digest() if spec.experiment.processes == "per-host" else None
     return Checkpoint.of(boot_state(hosts, artifacts.image.digest, gem5_digest, configs, spec.switched,
                                     per_host))
+
+
+def _simulated_since(ckpt: Checkpoint, result: Gem5Result) -> float | None:
+    """Simulated seconds from the restore of `ckpt` to the end of `result`:
+    gem5's clock goes on from the boot's, which boot.json recorded."""
+    try:
+        booted = float(json.loads(ckpt.meta.read_text())["sim_seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return round(result.sim_seconds - booted, 6) if result.sim_seconds > booted else None
 
 
 def _error(result: Gem5Result, failure: str) -> EngineError:
@@ -685,4 +696,5 @@ class Gem5Engine(Engine):
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start,
                        timed_out=result.timed_out, failure=error,
                        engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names,
-                       notes=[crash] if crash else [])
+                       notes=[crash] if crash else [],
+                       simulated_s=_simulated_since(ckpt, result))
