@@ -175,6 +175,9 @@ def region(gem5: dict[str, Any], guest: tuple[int, int] | None) -> dict[str, Any
             out[f"{k}_per_pkt"] = per(gem5[k], packets)
             out[f"{k}_per_rx_pkt"] = per(gem5[k], rx)
             out[f"{k}_per_tx_pkt"] = per(gem5[k], tx)
+    # NetFrame's D-cache miss rate: misses per instruction (every mode here).
+    if gem5.get("insts") and "l1d_misses" in gem5:
+        out["l1d_misses_per_inst"] = gem5["l1d_misses"] / gem5["insts"]
     if "sim_seconds" in gem5:
         out["sim_seconds"] = gem5["sim_seconds"]
     busy = [gem5[k] for k in _PCIE_BUSY if k in gem5]
@@ -212,5 +215,7 @@ METRICS: tuple[RunMetric, ...] = (
     RunMetric("cpu_util_per_core", "fraction", "gem5", "each core's: the mean of its threads' CPUs "
                                                        "(a list, by core number)"),
     *(m for name in _PER_PKT for m in (_gem5(name), *_gem5_per_pkt(name))),
+    RunMetric("l1d_misses_per_inst", "misses/inst", "gem5", "L1 data cache misses per committed "
+                                                          "instruction, user and kernel together"),
 )
 

@@ -31,6 +31,11 @@ def _irq_split(roi: dict[str, Any], packets: int) -> dict[str, Any]:
             "nic_irqs_per_rx_pkt": per(roi["nic_irqs"], roi["rx_packets"])}
 
 
+# The kernel's share of /proc/stat's time: system calls, interrupts and
+# softirqs, where a stack's receive work runs (NetFrame's "system time").
+SYSTEM_TICKS = ("system", "irq", "softirq")
+
+
 def region(roi: dict[str, Any]) -> dict[str, Any]:
     """The guest's figures of the region of interest, from its /proc before and after."""
     packets = roi["rx_packets"] + roi["tx_packets"]
@@ -50,6 +55,7 @@ def region(roi: dict[str, Any]) -> dict[str, Any]:
         nic_irqs_per_pkt=per(roi["nic_irqs"], packets),
         pkts_per_nic_irq=per(packets, roi["nic_irqs"]),
         cpu_us_per_pkt=per(busy_ticks * 1e6 / USER_HZ, packets),
+        system_pct=per(100 * sum(ticks.get(k, 0) for k in SYSTEM_TICKS), sum(ticks.values())),
         # Where a stream lost packets: TCP resent them; the driver counts the
         # NIC's receive drops and overruns (missed packets, FIFO overflows).
         tcp_retrans=roi.get("snmp", {}).get("Tcp.RetransSegs"),
@@ -137,6 +143,9 @@ METRICS: tuple[RunMetric, ...] = (
                                   "(/proc/net/dev rx drop + fifo)"),
     _guest("cpu_us_per_pkt", "us/pkt", "busy CPU time per packet: gem5's where gem5 ran, else "
                                        "/proc/stat's user, system, irq and softirq time"),
+    _guest("system_pct", "%", "the kernel's share of all CPUs' time, idle included (/proc/stat "
+                              "system + irq + softirq over every tick, by the guest's clock; "
+                              "under gem5 with windows, over the warm-up and windows together)"),
 )
 # Where gem5 ran, these are by gem5's time; the guest's own figures stay beside them.
 METRICS += tuple(_guest(f"guest_{m.name}", m.unit, f"{m.name} by the guest's own clock (/proc)")
