@@ -204,6 +204,10 @@ class Experiment:
                           "with its own perturbation (experiment.repeat), in one run directory: "
                           "metrics are the mean over repeats, their spread the repeats' "
                           "(docs/metrics.md)")
+    workloads: list = _f([], doc="the names of the [workloads.*] this run runs, in the spec's "
+                                 "order (empty: every one): one sweep's rows may run different "
+                                 "workloads, e.g. sampled windows of a stream on some and NetPIPE "
+                                 "after a consecutive one on others, which one run cannot hold")
     repeat: int = _f(0, lo=0, hi=MAX_REPEATS - 1,
                      doc="which perturbation a run gets: repeat k > 0 seeds the guest's random "
                          f"numbers with k and starts its workloads k x {REPEAT_START_US:g} "
@@ -609,10 +613,25 @@ def from_dict(data: Mapping, *, source: str = "spec") -> Spec:
     for name, table in wl_tables.items():
         _check_name("workloads", name)
         workloads.append(_build(Workload, table, f"workloads.{name}", name=name))
+    workloads = _selected(experiment.workloads, workloads)
 
     spec = Spec(experiment, tuple(_resolve_hosts(hosts)), link, tuple(workloads))
     _check_combinations(spec)
     return spec
+
+
+def _selected(names: list, workloads: list[Workload]) -> list[Workload]:
+    """The workloads experiment.workloads names (every one where it names none)."""
+    if not names:
+        return workloads
+    known = [w.name for w in workloads]
+    for n in names:
+        if n not in known:
+            raise SpecError(f"experiment.workloads: {quoted(n)} names no [workloads.*] table "
+                            f"(there are: {', '.join(known)})")
+    if len(set(names)) < len(names):
+        raise SpecError(f"experiment.workloads: {quoted(names)} names a workload twice")
+    return [w for w in workloads if w.name in names]
 
 
 _OWN_LINK_KEYS = ("speed_gbps", "delay_us")

@@ -188,3 +188,43 @@ def test_kernel_args_are_single_words():
     for bad in ('"1 init=/bin/sh"', '"a;b"', '"x\\ny"', '""', "3"):
         with pytest.raises(SpecError, match=r"hosts\.server\.kernel_args: .* is not one kernel argument"):
             specs.loads(MINIMAL + f"[host]\nkernel_args = [{bad}]\n")
+
+
+TWO_WORKLOADS = MINIMAL + """
+[workloads.latency]
+kind = "netpipe"
+"""
+
+
+def test_experiment_workloads_picks_the_runs_workloads():
+    """One sweep's rows may run different workloads (experiment.workloads):
+    the spec then holds only those, and its resolved form says so again."""
+    every = specs.loads(TWO_WORKLOADS)
+    assert [w.name for w in every.workloads] == ["stream", "latency"]
+    picked = specs.loads("[experiment]\nworkloads = [\"latency\"]\n" + TWO_WORKLOADS)
+    assert [w.name for w in picked.workloads] == ["latency"]
+    assert specs.from_dict(json.loads(picked.to_json())) == picked
+    # The selection is part of what the run measures; a spec without one keeps the id it had.
+    assert identity.spec_digest(picked) != identity.spec_digest(every)
+    unselected = json.loads(every.to_json())
+    del unselected["experiment"]["workloads"]
+    assert identity.spec_digest(specs.from_dict(unselected)) == identity.spec_digest(every)
+
+
+@pytest.mark.parametrize("names, message", [
+    (["lat"], "experiment.workloads: 'lat' names no [workloads.*] table (there are: stream, latency)"),
+    (["stream", "stream"], "names a workload twice"),
+    (42, "experiment.workloads"),
+])
+def test_experiment_workloads_names_real_workloads(names, message):
+    assert message in error(f"[experiment]\nworkloads = {json.dumps(names)}\n" + TWO_WORKLOADS)
+
+
+def test_a_sweep_row_may_run_other_workloads(tmp_path):
+    path = tmp_path / "rows.toml"
+    path.write_text(TWO_WORKLOADS + """
+[sweep]
+"experiment.workloads" = [["stream"], ["stream", "latency"]]
+""")
+    plan = sweep.load(path)
+    assert [[w.name for w in p.spec.workloads] for p in plan.points] == [["stream"], ["stream", "latency"]]

@@ -87,3 +87,20 @@ def test_a_udp_stream_over_two_nics_reaches_its_servers(cli_run, tmp_path, quick
     for sent, got in zip(client, server):
         assert sent["rc"] == got["rc"] == 0 and sent["throughput_mbps"] > 100, sent
         assert got["datagrams"] > 0 and got["throughput_mbps"] > 0, got
+
+
+def test_experiment_workloads_runs_the_named_workloads_alone(cli_run, tmp_path):
+    """A row of a sweep may run some of its spec's workloads (experiment.workloads):
+    the guests run those alone, and the results and metrics hold those alone."""
+    text = (EXAMPLES / "web.toml").read_text().replace(
+        'engine = "qemu"', 'engine = "qemu"\nworkloads = ["zipf"]', 1)
+    spec_path = tmp_path / "zipf-only.toml"
+    spec_path.write_text(text)
+    rc, summary = cli_run(spec_path, tmp_path / "store")
+    rd = Path(summary["run_dir"])
+    results = json.loads((rd / "results.json").read_text())
+    assert rc == 0, results
+    for host in ("server", "client"):
+        assert list(results[host]["workloads"]) == ["zipf"]
+    assert list(json.loads((rd / "metrics.json").read_text())["hosts"]["client"]) == ["zipf"]
+    assert results["client"]["workloads"]["zipf"]["requests"] > 10

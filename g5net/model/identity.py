@@ -25,13 +25,15 @@ IDENTITY_VERSION = 1
 # value that runs as every spec did before it, the keys that count only where
 # it is set otherwise). Specs written before them keep their ids: the process
 # layout's keys count only per host, the PC sampling period only where it is
-# on, the windows' keys only where there are windows, repeats where there are.
+# on, the windows' keys only where there are windows, repeats where there are,
+# a selection of workloads where there is one.
 LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
               "pc_sample_us": (0, ("pc_sample_us",)),
               "windows": (0, ("windows", "window_ms", "warmup_ms")),
               "window_method": ("consecutive", ("window_method", "sample_every_ms",
                                                 "functional_warming_ms", "detailed_warming_ms")),
               "repeats": (1, ("repeats",)),
+              "workloads": ([], ("workloads",)),
               "repeat": (0, ("repeat",))}
 
 
