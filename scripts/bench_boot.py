@@ -8,6 +8,10 @@ CPU's share). A checkpoint that exists already is reported from its record
 (boot.json) instead of being booted again. Skipped, with the reason, where gem5
 is missing.
 
+Then the boots that change the hosts' shape rather than their CPUs, each the
+quickstart pair with one thing changed (--shapes): a switch between them,
+MTU 9000, three NICs a host, and three hosts (two clients) through a switch.
+
 Then where the quickstart's boot goes: the same pair booted with the
 kernel's log on its console (`loglevel=7`; our hosts boot `quiet`), and the
 console's timestamps cut into the kernel's phases (simulated seconds, share of
@@ -15,7 +19,7 @@ the boot, and host seconds read off the boot's progress reports where this run
 booted it), with the longest silences; beside it the quiet boot, to show what
 printing the log cost.
 
-    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--no-phases]
+    .venv/bin/python scripts/bench_boot.py [--cpus 1,2,4,8,16,64] [--shapes switch,mtu9000] [--no-phases]
 """
 
 import argparse
@@ -51,6 +55,48 @@ def pair(cpus: int) -> specmod.Spec:
         elif cpus > 1:
             h["cpu"].update(cores=cpus // 2, threads_per_core=2)
     return specs.from_dict(d)
+
+
+def _switched(d: dict) -> None:
+    d["link"]["switch"] = True
+
+
+def _jumbo(d: dict) -> None:
+    for h in d["hosts"].values():
+        h.setdefault("nic", {})["mtu"] = 9000
+
+
+def _three_nics(d: dict) -> None:
+    for h in d["hosts"].values():
+        h.setdefault("nic", {})["count"] = 3
+
+
+def _three_hosts(d: dict) -> None:
+    d["hosts"]["client"]["replicas"] = 2
+    _switched(d)
+
+
+# Boots of another shape than the CPUs' (the studies' boots of their own).
+SHAPES = {"switch": _switched, "mtu9000": _jumbo, "three-nics": _three_nics,
+          "three-hosts": _three_hosts}
+
+
+def shaped(name: str) -> specmod.Spec:
+    """The quickstart pair changed as SHAPES[name] says."""
+    d = specs.load(SPEC).to_dict()
+    d["experiment"]["name"] = f"boot-{name}"
+    SHAPES[name](d)
+    return specs.from_dict(d)
+
+
+def print_boot(label: str, ckpt) -> None:
+    boot = json.loads(ckpt.meta.read_text())
+    per_cpu = [i for insts in boot.get("insts", {}).values() for i in insts]
+    firsts = [insts[0] for insts in boot.get("insts", {}).values()]
+    mean = sum(per_cpu) / len(per_cpu) / 1e6 if per_cpu else float("nan")
+    share = sum(firsts) / sum(per_cpu) if per_cpu and sum(per_cpu) else float("nan")
+    print(f"{label:>11}  {boot['wall_s']:>7.0f}  {boot['sim_seconds']:>6.3f}  {mean:>11.1f}  {share:>14.2f}",
+          flush=True)
 
 
 # Where one phase of a Linux 6.1 x86 boot ends: the first console line that
@@ -162,6 +208,9 @@ def print_phases(engine, cpus: int) -> None:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cpus", default=DEFAULT_CPUS, help=f"CPUs per host, comma-separated (default {DEFAULT_CPUS})")
+    p.add_argument("--shapes", default=",".join(SHAPES),
+                   help=f"boots of another shape, comma-separated, or '' for none (default: all of "
+                        f"{', '.join(SHAPES)})")
     p.add_argument("--no-phases", dest="phases", action="store_false",
                    help="leave out where the boot goes (a boot of the 1-CPU pair with its "
                         "kernel log on the console)")
@@ -169,18 +218,19 @@ def main() -> int:
     engine = gem5_engine()
     if engine is None:
         return 0
-    print(f"{'CPUs/host':>9}  {'host s':>7}  {'sim s':>6}  {'M insts/CPU':>11}  {'boot CPU share':>14}")
-    for n in (int(c) for c in args.cpus.split(",")):
+    shapes = [s for s in args.shapes.split(",") if s]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        p.error(f"--shapes: {unknown[0]!r} is none of {', '.join(SHAPES)}")
+    print(f"{'CPUs/host':>11}  {'host s':>7}  {'sim s':>6}  {'M insts/CPU':>11}  {'boot CPU share':>14}")
+    for n in (int(c) for c in args.cpus.split(",") if c):
         ckpt = booted(engine, pair(n))
-        if ckpt is None:
-            continue
-        boot = json.loads(ckpt.meta.read_text())
-        per_cpu = [i for insts in boot.get("insts", {}).values() for i in insts]
-        firsts = [insts[0] for insts in boot.get("insts", {}).values()]
-        mean = sum(per_cpu) / len(per_cpu) / 1e6 if per_cpu else float("nan")
-        share = sum(firsts) / sum(per_cpu) if per_cpu and sum(per_cpu) else float("nan")
-        print(f"{n:>9}  {boot['wall_s']:>7.0f}  {boot['sim_seconds']:>6.3f}  {mean:>11.1f}  {share:>14.2f}",
-              flush=True)
+        if ckpt is not None:
+            print_boot(str(n), ckpt)
+    for name in shapes:
+        ckpt = booted(engine, shaped(name))
+        if ckpt is not None:
+            print_boot(name, ckpt)
     if args.phases:
         print_phases(engine, 1)
     return 0
