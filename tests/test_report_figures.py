@@ -3,10 +3,13 @@
 drawn by the product and read back from matplotlib's figure as drawn (labels,
 scales, colours, bar positions) or from the PNG written (its size)."""
 
+import dataclasses
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from matplotlib.colors import to_rgba
 
 from g5net.errors import ReportError
 from g5net.report import runs as runsmod
@@ -140,20 +143,23 @@ def test_every_figure_of_a_folder_of_unrelated_runs_stays_within_bounds(tmp_path
             assert im.width <= MAX_PX and im.height <= MAX_PX, (png.name, im.size)
 
 
+def assert_axes_name_their_units(fig, f) -> None:
+    for ax in f.axes:
+        assert "[" in ax.get_xlabel(), (fig.name, ax.get_xlabel())  # the key, as --x names it
+        label = ax.get_ylabel()
+        assert fig.y.rpartition(".")[2] not in label, (fig.name, label)  # words, not the metric id
+        # A unit, or a ratio that says what it counts per what.
+        assert "(" in label or "relative" in label or " per " in label, (fig.name, label)
+
+
 @pytest.mark.parametrize("name", STUDIES)
 def test_every_study_figure_names_its_axes_with_units(name):
     study = catalog.load(name)
     runs, points = results(name), paper.load(study.paper_csv)
     for fig in study.figures:
         f = figures.figure(fig, runs, points)
-        if f is None:
-            continue
-        for ax in f.axes:
-            assert "[" in ax.get_xlabel(), (fig.name, ax.get_xlabel())  # the key, as --x names it
-            label = ax.get_ylabel()
-            assert fig.y.rpartition(".")[2] not in label, (fig.name, label)  # words, not the metric id
-            # A unit, or a ratio that says what it counts per what.
-            assert "(" in label or "relative" in label or " per " in label, (fig.name, label)
+        if f is not None:
+            assert_axes_name_their_units(fig, f)
 
 
 def test_ours_far_below_the_papers_get_an_axis_of_their_own():
@@ -164,10 +170,11 @@ def test_ours_far_below_the_papers_get_an_axis_of_their_own():
     ours, theirs = f.axes
     assert ours.get_title() == "g5net" and theirs.get_title().startswith("the paper")
     assert ours.get_ylabel() == "throughput received (Mbit/s)" == theirs.get_ylabel()
-    top = max(y for line in ours.get_lines() for y in line.get_ydata())
+    lines = [s.lines[0] for s in ours.containers]  # a series' points, without its caps
+    top = max(y for line in lines for y in line.get_ydata())
     assert top < 1000 and ours.get_ylim()[1] < 2 * top  # ours fill their axis, not a tenth of it
-    assert len({line.get_color() for line in ours.get_lines()}) == 2  # pcie and integrated apart
-    assert {line.get_marker() for line in ours.get_lines()} == {"o", "s"}
+    assert len({line.get_color() for line in lines}) == 2  # pcie and integrated apart
+    assert {line.get_marker() for line in lines} == {"o", "s"}
 
 
 def test_ours_near_the_papers_share_one_axis():
@@ -193,7 +200,103 @@ def test_the_papers_series_takes_the_colour_of_ours_with_its_value():
     fig = next(f for f in study.figures if f.name == "throughput-vs-message")
     f = figures.figure(fig, results("netframe"), paper.load(study.paper_csv))
     (ax,) = f.axes
-    colour = {t.get_text().replace("\xa0", " "): line.get_color()
-              for t, line in zip(ax.get_legend().get_texts(), ax.get_lines())}
+    colour = {t.get_text().replace("\xa0", " "): s.lines[0].get_color()
+              for t, s in zip(ax.get_legend().get_texts(), ax.containers)}
     assert colour["paper window_bytes=64 KiB"] == colour["g5net window_bytes=64 KiB"]
     assert len(set(colour.values())) == 3  # 24 KiB, 64 KiB, 1 MiB
+
+
+# The windowed gem5 fixtures, 8 windows each at 4 KiB to 128 KiB, and the
+# whole-life run, measured once, at 128 KiB.
+WINDOWED = {"steady-4k": 4096, "steady-16k": 16384, "steady-64k": 65536, "steady-state": 131072}
+TOY = """title = "t"
+paper = "p"
+about = "a"
+
+[[figure]]
+name = "bandwidth-vs-io"
+title = "Throughput vs message size"
+paper_ref = "text"
+x = "workloads.stream.msg_bytes"
+y = "server.stream.throughput_mbps"
+hue = "experiment.windows"
+
+[[figure]]
+name = "bandwidth-relative"
+title = "Throughput relative to the smallest message"
+paper_ref = "-"
+x = "workloads.stream.msg_bytes"
+y = "server.stream.throughput_mbps"
+hue = "experiment.windows"
+normalise = true
+
+[[table]]
+name = "windows"
+title = "Windows"
+columns = ["server.stream.throughput_mbps", "server.stream.ctxt_per_pkt"]
+"""
+
+
+def windowed_study(root: Path) -> tuple[catalog.Study, list[runsmod.Run]]:
+    """A toy study whose committed quick results are those runs, as `g5net study save`
+    keeps them (without m5out), beside the Niagara 2 paper's bandwidth at 64 KiB."""
+    toy = root / "toy"
+    for name in (*WINDOWED, "whole-life"):
+        shutil.copytree(FIXTURES / f"gem5-{name}", toy / "results" / "quick" / name,
+                        ignore=shutil.ignore_patterns("m5out"))
+    shutil.copy(REPO / "studies" / "niagara2-nic" / "paper.csv", toy / "paper.csv")
+    (toy / "study.toml").write_text(TOY)
+    study = catalog.load("toy", root)
+    return study, runsmod.load(study.results("quick"))
+
+
+def server_stream(name: str) -> dict:
+    return json.loads((FIXTURES / f"gem5-{name}" / "metrics.json").read_text())["hosts"]["server"]["stream"]
+
+
+def bars(container) -> list[tuple[float, float, float]]:
+    """(x, bottom, top) of each error bar an error bar container draws (a point without one has none)."""
+    (collection,) = container.lines[2]
+    return [(seg[0][0], seg[0][1], seg[1][1]) for seg in collection.get_segments() if len(seg)]
+
+
+def test_a_study_figure_draws_each_windowed_point_with_its_confidence_interval(tmp_path):
+    study, runs = windowed_study(tmp_path)
+    fig = study.figures[0]
+    f = figures.figure(fig, runs, paper.load(study.paper_csv))
+    ours, theirs = f.axes  # ours near 2 Gbit/s, the paper's near 9: an axis each, as before
+    assert_axes_name_their_units(fig, f)
+    drawn = {c.get_label(): c for c in ours.containers}
+    windowed, once = drawn["windows=8"], drawn["windows=0"]
+    expected = [(x, server_stream(name)["throughput_mbps"], server_stream(name)["spread"]["throughput_mbps"]["ci95"])
+                for name, x in WINDOWED.items()]
+    assert bars(windowed) == [pytest.approx((x, mean - ci, mean + ci)) for x, mean, ci in expected]
+    assert list(windowed.lines[0].get_ydata()) == pytest.approx([mean for _, mean, _ in expected])
+    line_colour = to_rgba(windowed.lines[0].get_color())
+    assert {tuple(c) for c in windowed.lines[2][0].get_colors()} == {line_colour}  # bars of its colour
+    assert [to_rgba(cap.get_color()) for cap in windowed.lines[1]] == [line_colour] * 2  # its caps too
+    # The whole-life run measured once: its point as before, no bar.
+    assert not once.has_yerr and list(once.lines[0].get_ydata()) == [server_stream("whole-life")["throughput_mbps"]]
+    # The paper's points: dashed, open, without bars.
+    assert theirs.containers and all(not c.has_yerr and c.lines[0].get_linestyle() == "--"
+                                     and c.lines[0].get_markerfacecolor() == "none" for c in theirs.containers)
+    assert "error bars: the 95% confidence interval" in f.get_suptitle()
+    # One series of both: the whole-life run's point beside the windowed one at 128 KiB, without a bar.
+    f = figures.figure(dataclasses.replace(fig, hue=()), runs, ())
+    (both,) = f.axes[0].containers
+    assert list(both.lines[0].get_ydata()) == pytest.approx(
+        [mean for _, mean, _ in expected[:3]] + [server_stream("whole-life")["throughput_mbps"], expected[3][1]])
+    assert bars(both) == [pytest.approx((x, mean - ci, mean + ci)) for x, mean, ci in expected]
+
+
+def test_a_normalised_study_figure_scales_each_interval_with_its_value(tmp_path):
+    study, runs = windowed_study(tmp_path)
+    fig = study.figures[1]
+    assert fig.normalise
+    f = figures.figure(fig, runs, paper.load(study.paper_csv))
+    (ax,) = f.axes
+    assert_axes_name_their_units(fig, f)
+    windowed = next(c for c in ax.containers if c.get_label() == "g5net windows=8")
+    first = server_stream("steady-4k")["throughput_mbps"]
+    assert [top - bottom for _, bottom, top in bars(windowed)] == pytest.approx(
+        [2 * server_stream(name)["spread"]["throughput_mbps"]["ci95"] / first for name in WINDOWED])

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from test_report_figures import server_stream, windowed_study
 
 from g5net.analysis import check
 from g5net.artifacts.host import REPO
@@ -210,3 +211,21 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     assert gone.returncode == 2 and "study 10gbe has no scale 'full' (it has: quick)" in gone.stderr
     medium = _study_cli(studies, "run", "10gbe", "--scale", "medium", "--dry-run")
     assert medium.returncode == 2 and "study 10gbe has no scale 'medium' (it has: quick)" in medium.stderr
+
+
+def test_a_table_gives_a_windowed_value_with_its_interval_and_a_value_measured_once_alone(tmp_path):
+    study, runs = windowed_study(tmp_path)
+    lines = report.table_lines(study.tables[0], runs)
+    head, _, *rows, blank, note = lines
+    columns = [c.strip() for c in head.strip("|").split("|")]
+    cells = [dict(zip(columns, (c.strip() for c in row.strip("|").split("|")))) for row in rows]
+    by = {(c["windows"], c["stream.msg_bytes"]): c for c in cells}
+    windowed, once = server_stream("steady-state"), server_stream("whole-life")
+    # 2241.1 ± 93.2: both to the half-width's second significant digit.
+    mean, half_width = by["8", "131072"]["server.stream.throughput_mbps"].split(" ± ")
+    assert float(mean) == pytest.approx(windowed["throughput_mbps"], abs=0.5)
+    assert float(half_width) == pytest.approx(windowed["spread"]["throughput_mbps"]["ci95"], abs=0.5)
+    # A guest metric over the whole stream has no spread, nor has a run measured once.
+    assert float(by["8", "131072"]["server.stream.ctxt_per_pkt"]) == pytest.approx(windowed["ctxt_per_pkt"], rel=1e-3)
+    assert float(by["0", "131072"]["server.stream.throughput_mbps"]) == pytest.approx(once["throughput_mbps"], rel=1e-3)
+    assert (blank, note) == ("", report.SPREAD_NOTE)

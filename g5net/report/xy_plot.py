@@ -390,6 +390,13 @@ def _legend(fig, xy: XY, styles: _Styles, numeric: bool) -> None:
 
 
 def _yerr(mine: Sequence[Point]) -> list[list[float]] | None:
-    if all(len(p.values) == 1 and p.ci95 is None for p in mine):
+    return error_bars([p.spread if len(p.values) > 1 or p.ci95 is not None else None for p in mine])
+
+
+def error_bars(spreads: Sequence[tuple[float, float] | None]) -> list[list[float]] | None:
+    """matplotlib's `yerr` of points with these spreads below and above their values: none
+    where no point has one; a point without one (None) gets no bar rather than one of length 0,
+    whose caps would claim an interval it was not measured with."""
+    if all(s is None for s in spreads):
         return None
-    return [[p.spread[0] for p in mine], [p.spread[1] for p in mine]]
+    return [[math.nan if s is None else s[side] for s in spreads] for side in (0, 1)]

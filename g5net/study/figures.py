@@ -1,12 +1,14 @@
 """A study's figures: g5net's series and the paper's (PNG).
 
 One colour and marker per value of the figure's hue, g5net's points on solid
-lines with filled markers, the paper's dashed with open markers. Where the two
+lines with filled markers, the paper's dashed with open markers. A g5net point
+measured with spread (over windows or repeats: metrics.json's `spread`) has
+its 95% confidence interval as an error bar of its colour. Where the two
 compare (one unit, peaks within FAR of each other) they share one axis; where
 they do not (our hosts are not the paper's machines), each has its own panel
 and axis, so that ours are not squashed flat under the paper's. A figure with
-`normalise = true` divides every series by its own value at its smallest x,
-and its axis says so.
+`normalise = true` divides every series, intervals too, by its own value at
+its smallest x, and its axis says so.
 """
 
 from __future__ import annotations
@@ -16,17 +18,30 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StudyError
+from ..metrics import spread
+from ..metrics.spread import Spread, Value
 from ..model.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
 from ..report.runs import Run, selected
-from .builtin import Figure, metric
+from .builtin import Figure
 from .paper import PaperPoint
 
-Series = dict[str, list[tuple[float, float]]]
+Series = dict[str, list[tuple[float, Value]]]  # label -> (x, y), y a Spread where measured with one
 LOG_X_SPAN = 16
 FAR = 3.0  # peaks further apart than this factor get an axis each
 MARKERS = ("o", "s", "^", "D", "v", "P")
 PNG_DPI = 130
+
+
+def measured(run: Run, ref: str) -> Value | None:
+    """The value of HOST.WORKLOAD.METRIC in `run`, as builtin.metric reads it: a
+    Spread where the run measured it with one; None where it is not a number."""
+    host, workload, name = ref.split(".")
+    return spread.measured(run.metrics_of(host).get(workload, {}), name)
+
+
+def _sorted(series: Series) -> Series:
+    return {k: sorted(v, key=lambda xy: (xy[0], spread.mean(xy[1]))) for k, v in series.items()}
 
 
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
@@ -34,14 +49,14 @@ def ours(fig: Figure, runs: Sequence[Run]) -> Series:
     combination of values where it names several parameters)."""
     out: Series = {}
     for r in selected(runs, fig.where):
-        value = metric(r, fig.y)
+        value = measured(r, fig.y)
         x = r.params.get(fig.x)
-        if not isinstance(value, (int, float)) or not isinstance(x, (int, float)):
+        if value is None or not isinstance(x, (int, float)):
             continue
         label = " ".join(["g5net", *(f"{h.rpartition('.')[2]}={value_text(h, r.params.get(h))}"
                                      for h in fig.hue)])
-        out.setdefault(label, []).append((float(x), float(value) * scale(fig.y)))
-    return {k: sorted(v) for k, v in out.items()}
+        out.setdefault(label, []).append((float(x), spread.scaled(value, scale(fig.y))))
+    return _sorted(out)
 
 
 def theirs(fig: Figure, points: Sequence[PaperPoint]) -> Series:
@@ -51,11 +66,17 @@ def theirs(fig: Figure, points: Sequence[PaperPoint]) -> Series:
             label = p.series if p.series.startswith("paper") else f"paper {p.series}"
             # A fraction is drawn in percent, as ours is (labels.scale).
             out.setdefault(label, []).append((p.x, p.y * (100 if p.unit == "fraction" else 1)))
-    return {k: sorted(v) for k, v in out.items()}
+    return _sorted(out)
 
 
 def _normalised(series: Series) -> Series:
-    return {k: [(x, y / v[0][1]) for x, y in v] for k, v in series.items() if v and v[0][1]}
+    return {k: [(x, spread.scaled(y, 1 / spread.mean(v[0][1]))) for x, y in v]
+            for k, v in series.items() if v and spread.mean(v[0][1])}
+
+
+def interval(v: Value) -> tuple[float, float] | None:
+    """Below and above a point: its 95% interval, where it has one wider than nothing."""
+    return (v.ci95, v.ci95) if isinstance(v, Spread) and v.ci95 > 0 else None
 
 
 def _value(fig: Figure, label: str) -> str:
@@ -80,7 +101,7 @@ def _shown(fig: Figure, label: str, named: dict[str, str], split: bool) -> str:
 
 
 def _peak(series: Series) -> float:
-    return max((abs(y) for xy in series.values() for _, y in xy), default=0.0)
+    return max((abs(spread.mean(y)) for xy in series.values() for _, y in xy), default=0.0)
 
 
 def apart(mine: Series, paper: Series, our_unit: str | None, paper_units: Sequence[str]) -> bool:
@@ -129,6 +150,7 @@ def draw(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint], out: Pa
 def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> Any:
     """The figure as matplotlib's open figure; None when neither g5net nor the paper has a point."""
     from ..report.figure_files import SERIES_COLOURS, plt, style
+    from ..report.xy_plot import error_bars
 
     mine, paper = ours(fig, runs), theirs(fig, points)
     if not mine and not paper:
@@ -143,15 +165,18 @@ def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> An
     slot: dict[str, int] = {}  # hue value -> colour and marker: the paper's pcie is ours's colour
     # Each panel says whose it is: a series is named by its hue, the paper's as ours of that value.
     named = {_value(fig, k): k.removeprefix("g5net ") for k in mine}
+    # Every series is an error bar container, one with no bars where none has spread
+    # (the paper's): the legend keeps the order they are drawn in.
     for label, xy in [*mine.items(), *paper.items()]:
-        xs, ys = zip(*xy)
         on_paper = label.startswith("paper")
         ax = axes[0][1] if split and on_paper else axes[0][0]
         i = slot.setdefault(_value(fig, label), len(slot))
-        ax.plot(xs, ys, linestyle="--" if on_paper else "-", marker=MARKERS[i % len(MARKERS)],
-                markerfacecolor="none" if on_paper else None, color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
-                label=wrapped(_shown(fig, label, named, split)),
-                markersize=6, linewidth=1.8)
+        ax.errorbar([x for x, _ in xy], [spread.mean(y) for _, y in xy],
+                    yerr=error_bars([interval(y) for _, y in xy]), capsize=3, elinewidth=1.2,
+                    linestyle="--" if on_paper else "-", marker=MARKERS[i % len(MARKERS)],
+                    markerfacecolor="none" if on_paper else None, color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
+                    label=wrapped(_shown(fig, label, named, split)),
+                    markersize=6, linewidth=1.8)
     xs_all = {x for xy in [*mine.values(), *paper.values()] for x, _ in xy}
     ylabel = ("relative to the series' value at the smallest x" if fig.normalise else our_axis)
     axes[0][0].set_ylabel(wrapped(ylabel, 40))
@@ -162,13 +187,15 @@ def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> An
         axes[0][1].set_ylabel(wrapped(f"{our_axis.partition(' (')[0]} ({unit})", 40))
     for ax in axes[0]:
         _x_axis(ax, fig, xs_all)
-        top = max((y for line in ax.get_lines() for y in line.get_ydata()), default=1.0)
+        # The caps are lines too, NaN where a point has no bar: the points' own lines give the top.
+        top = max((y for c in ax.containers for y in c.lines[0].get_ydata()), default=1.0)
         ax.set_ylim(0, max(ax.get_ylim()[1], 1.08 * top))  # a point at the top keeps its whole marker
         style(ax)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, frameon=False)
     f.suptitle(f"{fig.title} (paper: {fig.paper_ref})" + (
-        "\ng5net and the paper each on an axis of their own: their values are far apart" if split else ""),
-        fontsize=10)
+        "\ng5net and the paper each on an axis of their own: their values are far apart" if split else "") + (
+        "\nerror bars: the 95% confidence interval of a g5net run's mean over its windows or repeats"
+        if any(interval(y) for xy in mine.values() for _, y in xy) else ""), fontsize=10)
     f.tight_layout()
     return f

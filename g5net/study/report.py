@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..analysis import check
 from ..machine import atomic
 from ..report import readme as readme_blocks
 from ..report import runs as runsmod
@@ -38,28 +39,39 @@ def summary_table(rows: Sequence[findings.Row]) -> list[str]:
     return lines + (["", NOISE_NOTE] if any(r.within_noise for r in rows) else [])
 
 
+# Said under a [[table]] with a value measured with spread.
+SPREAD_NOTE = ("mean ± half-width: the 95 % confidence interval of a run's mean over its windows "
+               "(or repeats).")
+
+
 def _number(v: object) -> str:
-    """A metric's value to 4 digits; a list (per CPU, per core) as its items joined by /."""
+    """A value check.fmt does not write: a list (per CPU, per core) as its items to 4 digits
+    joined by /; anything else that is not a number as -."""
     if isinstance(v, list):
         return "/".join(_number(x) for x in v) or "-"
     return f"{v:.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
 
 
 def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
-    """A study's [[table]]: one row per selected run, its varying parameters, then the metrics."""
+    """A study's [[table]]: one row per selected run, its varying parameters, then the metrics,
+    each as `g5net check` writes a value (a measured spread as mean ± half-width)."""
     rows = selected(runs, table.where)
     keys = varying(rows)
     rows = sorted(rows, key=lambda r: [repr(r.params.get(k)) for k in keys])
     head = [short(k) for k in keys] + list(table.columns)
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    measured = False
+    measured = with_spread = False
     for r in rows:
         cells = [fmt_value(r.params.get(k)) for k in keys]
         for c in table.columns:
-            cells.append(_number(metric(r, c)))
+            value = figures.measured(r, c)
+            cells.append(_number(metric(r, c)) if value is None else check.fmt(value, 4))
             measured |= cells[-1] != "-"
+            with_spread |= value is not None and figures.interval(value) is not None
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return lines if measured else [f"No run here has these metrics ({', '.join(table.columns)})."]
+    if not measured:
+        return [f"No run here has these metrics ({', '.join(table.columns)})."]
+    return lines + (["", SPREAD_NOTE] if with_spread else [])
 
 
 def _so_far(provenance: dict) -> str:
