@@ -212,7 +212,9 @@ def test_the_committed_runs_give_rates_by_cpu_model():
     rates = estimate.measured()
     assert rates.runs >= 15 and {"timing", "o3"} <= set(rates.by_model)
     for rate in rates.by_model.values():
-        assert rate.sim_ms_per_host_s > 0 and rate.stream_mbps and rate.stream_start_s is not None
+        # The studies measure their streams as windows: the simulated time
+        # before the warm-up is what a windowed point's estimate adds.
+        assert rate.sim_ms_per_host_s > 0 and rate.windows_start_s is not None
     # The out-of-order CPU simulates more slowly than the timing CPU.
     assert rates.by_model["o3"].sim_ms_per_host_s < rates.by_model["timing"].sim_ms_per_host_s
     assert rates.boots > 0 and all(s > 0 for s in rates.boot_s_per_host.values())
@@ -228,6 +230,13 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
         host["cpu"]["model"] = "minor"
     assert estimate.point_host_s(rates, specs.from_dict(data)) == \
         (None, "CPU model minor: no committed run measured it")
+    # A windowed stream: more windows, more simulated time after its start.
+    longer = point.spec.to_dict()
+    longer["experiment"]["windows"] *= 2
+    assert estimate.point_host_s(rates, specs.from_dict(longer))[0] > seconds
+    longer["experiment"]["window_method"] = "sampled"
+    assert estimate.point_host_s(rates, specs.from_dict(longer)) == \
+        (None, "windows sampled from warm checkpoints: a fast-forward and a process a window")
     # More hosts, more host time: the rate is per simulated host.
     bigger = sweepmod.load(catalog.load("sockets").spec("full")).points[-1]
     assert len(bigger.spec.hosts) > len(point.spec.hosts)
