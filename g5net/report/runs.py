@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptRunError, ReportError
+from ..errors import CorruptRunError, ReportError, SpecError
+from ..model import specs
 from ..runs.locate import Located, locate
 from ..runs.rundir import RunDir
 from ..runs.store import warn_skipped
@@ -85,8 +86,18 @@ def load_run(path: Path) -> Run:
     if "spec" not in record:
         raise CorruptRunError(f"{rd.run_json}: damaged: has no 'spec'")
     metrics = rd.read_metrics()
-    return Run(path, record["status"], params(record["spec"]), metrics.get("hosts", {}),
+    return Run(path, record["status"], params(_resolved(record["spec"])), metrics.get("hosts", {}),
                metrics.get("aggregate", {}))
+
+
+def _resolved(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A run's spec as today's schema resolves it: a key added since the run
+    was made then reads its default, as the run ran, rather than differing
+    from the runs that name it. As recorded where today's schema refuses it."""
+    try:
+        return specs.from_dict(spec).to_dict()
+    except SpecError:
+        return spec
 
 
 def load(source: Path) -> list[Run]:
