@@ -68,7 +68,7 @@ def test_a_wheel_in_a_fresh_venv_works_from_any_folder(tmp_path):
         ["study", "run", "niagara2-nic", "--scale", "quick", "--dry-run"],
         ["study", "report", "niagara2-nic"],
         ["report", "studies/10gbe/results/quick", "--out", "report/10gbe", "--x", "nic.mtu", "--y",
-         "throughput_mbps", "--hue", "cpu.model", "--where", "window_bytes=65536"],
+         "throughput_mbps", "--hue", "kernel", "--where", "window_bytes=65536"],
         ["artifacts", "list", "--json"], ["spec", "--schema"], ["checkpoints", "list"],
         ["checkpoints", "prune", "--stale", "--dry-run"],
     ]

@@ -107,9 +107,11 @@ def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest
             assert row.finding.why, f"{name}: finding {row.finding.name} is {row.verdict!r}: say why"
         if not row.finding.relation:
             continue
+        # A relation's lines whose values this scale sweeps (the slot's x1 and x2
+        # may be the medium scale's, its x4 and x8 the quick scale's).
         cited = [r for r in expectations.relations if r.name == row.finding.relation
-                 and all(r.by in run.params for run in runs)]
-        if not cited:  # a key only the full scale has
+                 and all(r.by in run.params for run in runs) and check.compare(r, runs)]
+        if not cited:  # a key only a larger scale has
             assert row.verdict == "not measured", row.finding.name
             continue
         outcome = check.evaluate(dataclasses.replace(expectations, relations=tuple(cited)), runs)
@@ -207,6 +209,7 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
         "has: quick): run `g5net study run 10gbe --scale full`, then `g5net study save 10gbe " \
         "--scale full`" in no_full.stderr
     (studies / "10gbe" / "full.toml").unlink()
+    (studies / "10gbe" / "medium.toml").unlink()
     gone = _study_cli(studies, "run", "10gbe", "--scale", "full", "--dry-run")
     assert gone.returncode == 2 and "study 10gbe has no scale 'full' (it has: quick)" in gone.stderr
     medium = _study_cli(studies, "run", "10gbe", "--scale", "medium", "--dry-run")

@@ -210,26 +210,25 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
 
 def test_the_committed_runs_give_rates_by_cpu_model():
     rates = estimate.measured()
-    assert rates.runs >= 15 and {"timing", "o3"} <= set(rates.by_model)
+    # The quick scales run the timing CPU alone (O3 is the medium scales', sampled).
+    assert rates.runs >= 15 and "timing" in rates.by_model
     for rate in rates.by_model.values():
         # The studies measure their streams as windows: the simulated time
         # before the warm-up is what a windowed point's estimate adds.
         assert rate.sim_ms_per_host_s > 0 and rate.windows_start_s is not None
-    # The out-of-order CPU simulates more slowly than the timing CPU.
-    assert rates.by_model["o3"].sim_ms_per_host_s < rates.by_model["timing"].sim_ms_per_host_s
     assert rates.boots > 0 and all(s > 0 for s in rates.boot_s_per_host.values())
 
 
 def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
     rates = estimate.measured()
-    point = sweepmod.load(catalog.load("sockets").spec("full")).points[0]
+    point = sweepmod.load(catalog.load("netframe").spec("full")).points[0]
     seconds, why = estimate.point_host_s(rates, point.spec)
     assert seconds is not None and seconds > 0 and why == ""
     data = point.spec.to_dict()
     for host in data["hosts"].values():
-        host["cpu"]["model"] = "minor"
+        host["cpu"]["model"] = "o3"
     assert estimate.point_host_s(rates, specs.from_dict(data)) == \
-        (None, "CPU model minor: no committed run measured it")
+        (None, "CPU model o3: no committed run measured it")
     # A windowed stream: more windows, more simulated time after its start.
     longer = point.spec.to_dict()
     longer["experiment"]["windows"] *= 2
@@ -238,12 +237,14 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
     assert estimate.point_host_s(rates, specs.from_dict(longer)) == \
         (None, "windows sampled from warm checkpoints: a fast-forward and a process a window")
     # More hosts, more host time: the rate is per simulated host.
-    bigger = sweepmod.load(catalog.load("sockets").spec("full")).points[-1]
-    assert len(bigger.spec.hosts) > len(point.spec.hosts)
-    assert estimate.point_host_s(rates, bigger.spec)[0] > seconds
+    more = point.spec.to_dict()
+    more["hosts"]["client"]["replicas"] = 3
+    bigger = specs.from_dict(more)
+    assert len(bigger.hosts) > len(point.spec.hosts)
+    assert estimate.point_host_s(rates, bigger)[0] > seconds
 
 
-@pytest.mark.parametrize("name", ["10gbe", "niagara2-nic"])
+@pytest.mark.parametrize("name", ["multi-nic", "niagara2-nic"])
 def test_a_full_scale_dry_run_estimates_host_hours_from_the_committed_runs(name, tmp_path):
     """Before anything is built (an empty cache): every point's estimate, its
     basis and the total."""
