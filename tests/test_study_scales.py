@@ -211,7 +211,7 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
 def test_the_committed_runs_give_rates_by_cpu_model():
     rates = estimate.measured()
     # The quick scales run the timing CPU alone (O3 is the medium scales', sampled).
-    assert rates.runs >= 15 and "timing" in rates.by_model
+    assert rates.runs >= 10 and "timing" in rates.by_model
     for rate in rates.by_model.values():
         # The studies measure their streams as windows: the simulated time
         # before the warm-up is what a windowed point's estimate adds.
