@@ -13,17 +13,28 @@ from .runs import Run, fmt_value, short
 
 Format = Callable[[Any], str]
 
+# Partners named on the axis and under each tick: more would crowd the plot
+# (a run alone at an x value has every key of its own as a partner).
+MAX_PARTNERS = 3
+
+
+def _shown(partners: Sequence[str]) -> tuple[Sequence[str], int]:
+    return partners[:MAX_PARTNERS], max(len(partners) - MAX_PARTNERS, 0)
+
 
 def axis_label(label: str, partners: Sequence[str]) -> str:
     if not partners:
         return label
-    return f"{label}\n(paired with {', '.join(short(k) for k in partners)})"
+    shown, more = _shown(partners)
+    return (f"{label}\n(paired with {', '.join(short(k) for k in shown)}"
+            + (f" and {more} more" if more else "") + ")")
 
 
 def tick_labels(runs: Sequence[Run], key: str, values: Sequence[Any], partners: Sequence[str],
                 fmt: Format = fmt_value) -> list[str]:
     """One label per value of `key`: the value, then `name=value` of each partner."""
     at = {repr(r.params.get(key)): r for r in runs}
+    partners = _shown(partners)[0]
     out = []
     for v in values:
         run = at[repr(v)]
