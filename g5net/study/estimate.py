@@ -12,15 +12,16 @@ simulated_s), or, in a run recorded before that, its workloads' regions
     stream        a byte-bound stream's throughput as its iperf reported it
                   (median), and the simulated time its region took beyond its
                   bytes at that throughput (median: iperf starting and ending)
-    windows       a windowed stream's simulated time before its warm-up
-                  (median: the job starting, the flows connecting): the run's
-                  simulated time less the warm-up, the windows and the
-                  regions of the workloads after it
+    windows       a windowed stream's simulated time besides its warm-up and
+                  windows (median: the job starting, the flows connecting, the
+                  stream stopping, the results printed): the run's simulated
+                  time less the warm-up, the windows and the regions of the
+                  workloads after it
     other kinds   the region a workload of that kind took (median): netpipe's
                   and mpi's work is their message sizes and repeats
 
 A point's estimate is its workloads' simulated time (a byte-bound stream: the
-time beyond plus its bytes at the throughput; a windowed one: the time before,
+time beyond plus its bytes at the throughput; a windowed one: the time besides,
 the warm-up and the windows; a timed one: its duration_s; another kind: as
 measured) times its hosts, over the rate. A boot is the measured boot seconds
 per simulated host, by boot CPU model. Nothing is invented: a point whose CPU
@@ -208,7 +209,8 @@ def _basis(rates: Rates) -> str:
         f"{m} {r.sim_ms_per_host_s:.3g} simulated ms per host s"
         + (f", streams at {r.stream_mbps:.0f} Mbit/s after {r.stream_start_s:.3g} s"
            if r.stream_mbps is not None and r.stream_start_s is not None else "")
-        + (f", windows after {r.windows_start_s:.3g} s" if r.windows_start_s is not None else "")
+        + (f", a windowed stream {r.windows_start_s:.3g} s besides its warm-up and windows"
+           if r.windows_start_s is not None else "")
         for m, r in rates.by_model.items())
     boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
     return (f"from {rates.runs} committed runs (host time less boot, over the simulated time "
