@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -112,10 +115,19 @@ def _serve(path: Path, data: bytes, then=None) -> tuple[socket.socket, threading
     return server, t
 
 
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A directory whose sockets' paths fit AF_UNIX's 108 bytes, which
+    pytest's own (deeper under pytest-xdist's workers) need not."""
+    d = Path(tempfile.mkdtemp(prefix="g5net-console-"))
+    yield d
+    shutil.rmtree(d)
+
+
 def test_gem5_console_follows_the_boot_phase_then_the_measurement(
-        tmp_path: Path, quickstart_text: str, capsysbinary, monkeypatch: pytest.MonkeyPatch):
-    rd = make_run(tmp_path, ".tmp-q-1-c", "gem5", quickstart_text)
-    boot_out = tmp_path / "checkpoint-staging" / "m5out"
+        short_tmp: Path, quickstart_text: str, capsysbinary, monkeypatch: pytest.MonkeyPatch):
+    rd = make_run(short_tmp, ".tmp-q-1-c", "gem5", quickstart_text)
+    boot_out = short_tmp / "checkpoint-staging" / "m5out"
     boot_out.mkdir(parents=True)
     rd.m5out_boot.symlink_to(boot_out)
     done = lambda: rd.run_json.write_text(json.dumps({"status": "done"}))  # noqa: E731
