@@ -56,11 +56,11 @@ demo: deps
 	fi; \
 	$(G5NET) artifacts build --for $$spec && $(G5NET) run $$spec --engine $$engine --out results
 
-# One pytest worker per core (TEST_WORKERS=0: all in this process): tests/conftest.py
-# keeps a module's shared fixture on one worker and hands out gem5's tests first.
+# One pytest worker per core (TEST_WORKERS=0: all in this process), a test file
+# to a worker; tests/conftest.py hands out gem5's files first.
 TEST_WORKERS ?= auto
 test: lint artifacts
-	$(BIN)/pytest -rs --durations=30 -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -rs --durations=30 -n $(TEST_WORKERS) --dist loadfile
 
 # Settings in pyproject.toml: ruff's rules, mypy on g5net/.
 lint: $(BIN)/.installed
@@ -68,7 +68,7 @@ lint: $(BIN)/.installed
 	$(BIN)/mypy
 
 test-fast: $(BIN)/.installed
-	$(BIN)/pytest -rs -m "not slow" -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -rs -m "not slow" -n $(TEST_WORKERS) --dist loadfile
 
 # FRESH=1: time make demo on an empty artifact cache instead (packages, kernel, image, run).
 bench: $(if $(FRESH),deps,artifacts)

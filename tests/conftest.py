@@ -53,30 +53,21 @@ def cli_run() -> Callable[[Path, Path], tuple[int, dict]]:
     return _cli_run
 
 
-# `make test` runs the suite on one pytest-xdist worker per core (--dist
-# loadgroup): a gem5 run is one single-threaded process, so a serial suite
-# leaves a core idle for most of its hour.
+# `make test` runs the suite on one pytest-xdist worker per core, a test file
+# to a worker (--dist loadfile), so a module's shared fixture (a boot, a run)
+# is made once: a gem5 run is one single-threaded process, and a serial suite
+# leaves a core idle for most of its hour. (Groups finer than a file,
+# --dist loadgroup, are lost on pytest 9, whose node ids drop xdist's group
+# suffix: each test would be a group of its own.)
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each test its own xdist group, unless it uses a fixture that its module
-    shares between tests (a boot, a run): then the whole module is one group,
-    so that fixture is made once, on one worker. Groups that run gem5, then
-    other slow ones, come first: the longest work is handed out while the
-    other worker still has plenty to do, not started last."""
-    for item in items:
-        defs = getattr(item, "_fixtureinfo").name2fixturedefs.values()
-        shared = any(d[-1].scope != "function" and d[-1].func.__module__ == item.module.__name__
-                     for d in defs if d)
-        if not item.get_closest_marker("xdist_group"):
-            group = item.module.__name__ if shared else item.nodeid
-            item.add_marker(pytest.mark.xdist_group(group))
-
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files that run gem5, then other slow ones, first: the longest work is
+    handed out while the other worker still has plenty to do, not started last."""
     def rank(item: pytest.Item) -> int:
         gem5 = item.get_closest_marker("gem5") or "gem5_engine" in getattr(item, "fixturenames", ())
         return 0 if gem5 else 1 if item.get_closest_marker("slow") else 2
 
-    first = {}
+    first: dict[Path, int] = {}
     for item in items:
-        group = item.get_closest_marker("xdist_group").args[0]
-        first[group] = min(first.get(group, 2), rank(item))
-    items.sort(key=lambda item: first[item.get_closest_marker("xdist_group").args[0]])
+        first[item.path] = min(first.get(item.path, 2), rank(item))
+    items.sort(key=lambda item: first[item.path])

@@ -39,7 +39,10 @@ def test_a_waiter_goes_on_once_the_artifact_exists(tmp_path: Path, monkeypatch):
         with locked_unless("thing", artifact.exists, said.append) as mine:
             waited = time.monotonic() - t0
             assert not mine and artifact.read_text() == "made"
-        assert waited < 1.0 + 3 * LOCK_POLL_S < USE_S
+        # About a poll after the 1 s of making, well before the maker lets go
+        # of its shared lock (USE_S later): not queued behind it. (Not to the
+        # second: two test workers share the machine's cores.)
+        assert 2 * LOCK_POLL_S < USE_S / 2 and waited < USE_S / 2
         assert len(said) == 1 and "waiting for another g5net process making it" in said[0]
     finally:
         maker.kill()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from test_gem5_per_host import check_fan_in, per_host_fan_in
+from test_gem5_per_host_fan_in import check_fan_in, per_host_fan_in
 from test_gem5_sampled import smoke_sampled_text
 
 from g5net.model import specs

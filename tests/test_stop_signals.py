@@ -82,11 +82,21 @@ def _booted(out: Path, hosts: int) -> Callable[[int], bool]:
                            for c in out.rglob(f"{TMP_PREFIX}*/console-*.log")) >= hosts
 
 
+def _stoppable(cmd: list[str]) -> list[str]:
+    """`cmd` with the stop signals at their default, as a terminal starts it,
+    even where the suite itself ignores them (run under `nohup`, which a
+    g5net started from it would rightly keep ignoring): one exec, same pid."""
+    reset = ("import os, signal, sys\n"
+             "for s in (signal.SIGTERM, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)\n"
+             "os.execv(sys.argv[1], sys.argv[1:])")
+    return [sys.executable, "-c", reset, *cmd]
+
+
 def _stop_when(cmd: list[str], ready: Callable[[int], bool], sig: int,
                timeout_s: float = 600) -> tuple[subprocess.CompletedProcess, list[int]]:
     """Start `cmd`, wait until `ready(its pid)`, send `sig`; returns how it
     ended and the processes it had started."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(_stoppable(cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             stdin=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout_s
     while not ready(proc.pid):
