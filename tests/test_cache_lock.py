@@ -36,9 +36,13 @@ def test_a_waiter_goes_on_once_the_artifact_exists(tmp_path: Path, monkeypatch):
         assert maker.stdout is not None and maker.stdout.readline() == "making\n"
         said: list[str] = []
         t0 = time.monotonic()
-        with locked_unless("thing", artifact.exists, said.append) as mine:
+        with locked_unless("thing", artifact.exists, said.append):
             waited = time.monotonic() - t0
-            assert not mine and artifact.read_text() == "made"
+            # The maker's artifact, whether the waiter saw it made while
+            # locked out (not mine) or took the lock in the instant between
+            # the maker's exclusive and shared holds; callers check for the
+            # artifact again in that case (engines/gem5/engine.py, booted).
+            assert artifact.read_text() == "made"
         # About a poll after the 1 s of making, well before the maker lets go
         # of its shared lock (USE_S later): not queued behind it. (Not to the
         # second: two test workers share the machine's cores.)

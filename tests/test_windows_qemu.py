@@ -67,6 +67,25 @@ def then_latency(cli_run, tmp_path_factory) -> RunDir:
                     '\n[workloads.latency]\nkind = "netpipe"\nmin_bytes = 1\nmax_bytes = 1024\n')
 
 
+def test_many_tcp_connections_shake_hands_once_and_are_all_in_every_window(cli_run, tmp_path: Path):
+    """The Niagara 2 study's shape, small: 3 iperf processes of 2 connections
+    each. The server waits for its 3 ports in one loop and answers one ready
+    handshake, and each host counts its 6 connections in one loop (real
+    busybox sh, grep and /proc/net/tcp): every process then carries bytes,
+    and so does every window."""
+    rd = _variant(cli_run, tmp_path, "steady-many", {
+        'protocol = "tcp"': 'protocol = "tcp"\ninstances = 3\nstreams = 2', "duration_s = 2 ": "duration_s = 10 "})
+    assert rd.job_script("server").read_text().count(" nc -l -p ") == 1
+    results = _json(rd.results_json)
+    for host in ("client", "server"):
+        got = results[host]["workloads"]["stream"]
+        assert [i["instance"] for i in got["instances"]] == [0, 1, 2]
+        assert all("error" not in i and i["bytes"] > 0 for i in got["instances"]), got["instances"]
+        assert len(got["windows"]) == 4
+    m = _json(rd.metrics_json)["hosts"]["server"]["stream"]
+    assert m["n_windows"] == 4 and all(w["wire_received_mbps"] > 0 for w in m["per_window"])
+
+
 def _json(path: Path) -> dict:
     return json.loads(path.read_text())
 

@@ -174,7 +174,8 @@ def test_a_udp_stream_waits_for_its_flows_in_proc_net_udp_and_keeps_its_own_hand
 
 def test_a_udp_stream_over_two_nics_waits_for_every_flow():
     """The multi-NIC study's shape: a process per NIC and instance, each
-    pinned to its own CPU; each host waits for all four flows before its clock starts."""
+    pinned to its own CPU; each host waits for all four flows, in one loop
+    (one grep a poll, not one loop a flow), before its clock starts."""
     s = specs.loads(windowed("qemu", **{
         "duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\ninstances = 2\npin_each = true',
         '[hosts.server]': '[host.cpu]\ncores = 2\n[host.nic]\ncount = 2\n[hosts.server]'}))
@@ -183,10 +184,33 @@ def test_a_udp_stream_over_two_nics_waits_for_every_flow():
         starts = [line for line in lines if line.startswith("{ ") and line.endswith(" &")]
         assert [line.split(" g5_pin ")[1].split()[0] for line in starts] == ["0", "1", "0", "1"]
         waits = [line for line in lines if "/proc/net/udp " in line and line.startswith("i=0;")]
-        assert waits == [f"i=0; until grep -qE '{pattern.format(port=port)}' /proc/net/udp /proc/net/udp6 "
-                         f"2>/dev/null || [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done"
-                         for port in ("1389", "138A", "138B", "138C")]
+        flows = pattern.format(port="(1389|138A|138B|138C)")
+        assert waits == [f"i=0; until [ \"$(cat /proc/net/udp /proc/net/udp6 2>/dev/null | grep -cE '{flows}')\" "
+                         f"-ge 4 ] || [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done"]
         assert lines.index(waits[-1]) < lines.index("g5_window_snap stream.w0")
+
+
+def test_many_connections_wait_in_one_loop_and_shake_hands_once_a_pair_of_hosts():
+    """The Niagara 2 study's shape, 4 instances of 2 connections each, and a
+    second client host: the server waits for its 8 listening ports in one
+    loop and answers one ready handshake per client host (on that host's
+    first port), each client waits for one answer, and each host counts every
+    connection of its flows in one loop."""
+    s = specs.loads(windowed(**{
+        "duration_s = 0.055": "duration_s = 0.055\ninstances = 4\nstreams = 2",
+        "[hosts.client]\nrole = \"client\"": '[hosts.client]\nrole = "client"\nreplicas = 2'}))
+    server = _region(render(s, s.host("server")))
+    waits = [line for line in server if line.startswith("i=0;")]
+    assert len(waits) == 2 and "0A ')\" -ge 8 ]" in waits[0] and "01 ')\" -ge 16 ]" in waits[1]
+    answers = [line for line in server if " nc -l -p " in line]
+    assert [a.split(" nc -l -p ")[1].split()[0] for a in answers] == ["35001", "35005"]
+    for client, port in (("client-1", "35001"), ("client-2", "35005")):
+        lines = _region(render(s, s.host(client)))
+        assert [line for line in lines if " nc 10.0.0.1 " in line] == [
+            f"i=0; until nc 10.0.0.1 {port} </dev/null >/dev/null 2>&1 || [ $i -ge 120000 ]; "
+            f"do i=$((i + 1)); sleep 0.001; done"]
+        [connected] = [line for line in lines if "/proc/net/tcp " in line]
+        assert "01 ')\" -ge 8 ]" in connected
 
 
 @pytest.mark.parametrize("engine", ["gem5", "qemu"])

@@ -2,9 +2,11 @@
 
 Outside any region, the job first runs the benchmark's binary once, so that
 it and its libraries are in the page cache (the disk is not read inside a
-window); a client waits until its server listens (ready.py; a UDP stream's
-server says so once its socket is bound, kinds/iperf.py), then starts;
-each host waits until each of its flows has its connections up, state 01
+window); a client host waits until its server host listens on every port of
+their flows, one ready handshake for the pair of hosts (ready.py; a UDP
+stream's server says so once its socket is bound, kinds/iperf.py), then
+starts; each host waits, in one loop, until all its flows have their
+connections up, state 01
 (/proc/net/tcp: iperf 2's -P streams; /proc/net/udp for a UDP stream,
 whose sockets iperf 2 connect()s, the server's on the first datagram). From
 that moment it counts the warm-up, and the region is `windows` consecutive
@@ -114,22 +116,40 @@ def _until(pattern: str, lines: int = 1, protocol: str = "tcp") -> str:
     return f"i=0; until {found} || [ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done"
 
 
-def _listening(inst: Instance) -> str:
-    """Until the server's port listens (state 0A, any local address: iperf
-    binds one NIC's where there are several)."""
-    return _until(f":{inst.port:04X} [0-9A-F]+:0000 0A ")
+def _ports(insts: list[Instance]) -> str:
+    """The instances' ports as /proc/net's hex, one alternative each."""
+    ports = "|".join(f"{i.port:04X}" for i in insts)
+    return ports if len(insts) == 1 else f"({ports})"
 
 
-def _connected(inst: Instance, connections: int, protocol: str) -> str:
-    """Until the instance's flow has its `connections` connected (state 01):
-    the server's port as the local one on a server, as the remote one on a
-    client. A UDP flow's sockets show so too: iperf 2's client connect()s
-    its socket as it starts, and its server connect()s its own to the client
-    on the first datagram (until then bound, state 07), so a server sees its
-    flow connected once the stream reaches it (checked on a QEMU guest)."""
-    if inst.serves:
-        return _until(f":{inst.port:04X} [0-9A-F]+:[0-9A-F]{{4}} 01 ", connections, protocol)
-    return _until(f" [0-9A-F]+:{inst.port:04X} 01 ", connections, protocol)
+def _listening(served: list[Instance]) -> str:
+    """Until the server's ports all listen (state 0A, any local address:
+    iperf binds one NIC's where there are several): one loop for them all,
+    which under gem5 is one grep a poll where a loop each cost 32 in turn."""
+    return _until(f":{_ports(served)} [0-9A-F]+:0000 0A ", len(served))
+
+
+def _connected(insts: list[Instance], connections: int, protocol: str) -> str:
+    """Until the instances' flows have their `connections` each connected
+    (state 01): the server's ports as the local ones on a server, as the
+    remote ones on a client. A UDP flow's sockets show so too: iperf 2's
+    client connect()s its socket as it starts, and its server connect()s its
+    own to the client on the first datagram (until then bound, state 07), so
+    a server sees its flow connected once the stream reaches it (checked on
+    a QEMU guest). `insts` all serve, or none does."""
+    n = connections * len(insts)
+    if insts[0].serves:
+        return _until(f":{_ports(insts)} [0-9A-F]+:[0-9A-F]{{4}} 01 ", n, protocol)
+    return _until(f" [0-9A-F]+:{_ports(insts)} 01 ", n, protocol)
+
+
+def _first_of_each_peer(insts: list[Instance]) -> list[Instance]:
+    """One instance for each host `insts` go to, its first: the ready
+    handshake is one per pair of hosts, on that instance's port."""
+    firsts: dict[str, Instance] = {}
+    for i in insts:
+        firsts.setdefault(i.peer.name, i)
+    return list(firsts.values())
 
 
 def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind, *, arms: bool,
@@ -143,13 +163,14 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
     # A kind's own handshake (a UDP iperf's: its server answers once bound)
     # is in its command.
     handshake = not kind.own_handshake(w)
+    served, clients = [i for i in insts if i.serves], [i for i in insts if not i.serves]
     lines = kind.prewarm(w)
-    lines += [wait_ready(i) for i in insts if not i.serves and handshake]
+    if handshake:
+        lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
     lines += [f"{c} &" for c in commands]
-    for inst in insts:
-        if inst.serves and handshake:
-            lines += [_listening(inst), answer_ready(w, inst)]
-    lines += [_connected(i, kind.connections(w), w.protocol) for i in insts]
+    if served and handshake:
+        lines += [_listening(served)] + [answer_ready(w, i) for i in _first_of_each_peer(served)]
+    lines += [_connected(group, kind.connections(w), w.protocol) for group in (served, clients) if group]
     if sampled(e):
         # gem5 fast-forwards into warm checkpoints from this moment on
         # (contract.Phase.FAST_FORWARD); each window is restored from one, in
