@@ -22,7 +22,7 @@ from g5net.runners.plan import planned
 from g5net.runs import rundir, store, sweepdir
 from g5net.runs.sweepdir import SweepDir
 from g5net.study import builtin as catalog
-from g5net.study import estimate, results
+from g5net.study import estimate, report, results
 from test_metrics_fixtures import make_run, placement_sweep
 
 # What a gem5 run's record says ran it (runs/record.py): a study commits gem5's runs.
@@ -96,34 +96,45 @@ def test_a_study_has_the_scales_it_has_a_spec_of_smallest_first(tmp_path):
     assert "{quick,medium,full}" in helped and "150 minutes" in helped
 
 
-def test_each_scale_saves_into_its_own_folder_and_reports_default_to_the_largest(tmp_path):
+def test_each_scale_saves_into_its_own_folder_and_reports_default_to_the_largest_whole_one(tmp_path):
     studies = tmp_path / "studies"
     study = _study(studies)
     quick, _ = _sweep(tmp_path / "quick", 6)
     medium, _ = _sweep(tmp_path / "medium", 4)
     assert results.save(study, "quick", quick.path) == 6
     assert results.save(study, "medium", medium.path) == 4
-    assert results.committed(study) == ["quick", "medium"] and results.largest(study) == "medium"
+    # Medium holds 4 of its 6 points (a scale run over several sessions): the
+    # whole quick scale stays the one reports show unasked.
+    assert results.committed(study) == ["quick", "medium"] and results.largest(study) == "quick"
     made = results.provenance(study, "medium")
     assert (made["scale"], made["runs"], made["points"]) == ("medium", 4, 6)
+    assert results.under_way(study, "medium") == (4, 6) and results.under_way(study, "quick") is None
     assert sorted(p.name for p in (study.path / "results").iterdir()) == ["medium", "quick"]
 
-    # `study report` without --scale: the largest committed scale, into report/SCALE.
+    # `study report` without --scale: the largest whole scale, into report/SCALE.
     done = _cli(studies, tmp_path, "study", "report", "toy")
+    assert done.returncode == 0, done.stderr
+    assert "Results: studies/toy/results/quick, 6 runs; the committed quick scale, made by" in \
+        (study.report_dir("quick") / "report.md").read_text()
+    done = _cli(studies, tmp_path, "study", "report", "toy", "--scale", "medium")
     assert done.returncode == 0, done.stderr
     md = (study.report_dir("medium") / "report.md").read_text()
     assert "Results: studies/toy/results/medium, 4 runs; the committed medium scale (4 of its 6 " \
            "points so far), made by gem5 24.0.0.1" in md
-    done = _cli(studies, tmp_path, "study", "report", "toy", "--scale", "quick")
-    assert done.returncode == 0, done.stderr
-    assert "Results: studies/toy/results/quick, 6 runs; the committed quick scale, made by" in \
-        (study.report_dir("quick") / "report.md").read_text()
+    # The README: quick's table, and a line for medium under way.
+    block = report.readme_block([study])
+    assert "6 runs, quick scale" in block and "The medium scale is under way: 4 of its 6 points" in block
 
-    # g5net.study_results: the largest committed scale, or the one asked for.
-    code = "import g5net; print(g5net.study_results('toy')); print(g5net.study_results('toy', 'quick'))"
+    # g5net.study_results: the largest whole scale, or the one asked for.
+    code = "import g5net; print(g5net.study_results('toy')); print(g5net.study_results('toy', 'medium'))"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**os.environ, "G5NET_STUDIES": str(studies)}).stdout.split()
-    assert found == [str(study.results("medium")), str(study.results("quick"))]
+    assert found == [str(study.results("quick")), str(study.results("medium"))]
+
+    # Once medium holds every point, it is the one.
+    medium, _ = _sweep(tmp_path / "medium-all", 6)
+    assert results.save(study, "medium", medium.path) == 6
+    assert results.largest(study) == "medium" and results.under_way(study, "medium") is None
 
 
 def test_a_save_while_the_sweep_runs_has_the_points_finished_so_far(tmp_path):

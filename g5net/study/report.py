@@ -117,8 +117,9 @@ README_END = "<!-- end of study summaries -->"
 
 def readme_block(studies: Sequence[Study]) -> str:
     """The README's study section: each study's summary table on the committed
-    results of its largest committed scale and a link to that scale's report;
-    a study without results says so."""
+    results of its largest whole scale (results.largest) and a link to that
+    scale's report, and a line for each larger scale under way; a study
+    without results says so."""
     lines = [README_BEGIN, ""]
     for study in studies:
         lines += [f"### {study.title}", ""]
@@ -126,13 +127,20 @@ def readme_block(studies: Sequence[Study]) -> str:
         if not have:
             lines += [f"No committed results yet: `g5net study run {study.name}`.", ""]
             continue
-        scale = have[-1]
+        scale = results.largest(study)
         runs = runsmod.load(study.results(scale))
-        report = study.report_dir(scale).relative_to(study.path.parents[1]) / REPORT
-        lines += [f"[Report with figures]({report}) · "
-                  f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", "",
-                  *summary_table(findings.evaluate(study, runs)), ""]
+        lines += [f"[Report with figures]({_report_link(study, scale)}) · "
+                  f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", ""]
+        for larger in have[have.index(scale) + 1:]:
+            done, points = results.under_way(study, larger) or (0, 0)
+            lines += [f"The {larger} scale is under way: {done} of its {points} points committed "
+                      f"([report]({_report_link(study, larger)})).", ""]
+        lines += [*summary_table(findings.evaluate(study, runs)), ""]
     return "\n".join([*lines, README_END])
+
+
+def _report_link(study: Study, scale: str) -> Path:
+    return study.report_dir(scale).relative_to(study.path.parents[1]) / REPORT
 
 
 def with_readme_block(readme: str, block: str) -> str:

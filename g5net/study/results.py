@@ -104,14 +104,27 @@ def committed(study: Study) -> list[str]:
 
 
 def largest(study: Study) -> str:
-    """The largest scale with committed results; StudyError where none has."""
+    """The largest scale whose committed results hold every point of it, or,
+    where none does yet, the largest with any (a scale run over several
+    sessions commits its points as they finish: a few points of a larger
+    scale do not stand in for a whole smaller one); StudyError where no scale
+    has committed results."""
     have = committed(study)
     if not have:
         first = study.scales[0] if study.scales else SCALES[0]
         raise StudyError(f"study {study.name} has no committed results yet: run "
                          f"`g5net study run {study.name} --scale {first}`, then "
                          f"`g5net study save {study.name} --scale {first}`")
-    return have[-1]
+    whole = [s for s in have if not under_way(study, s)]
+    return (whole or have)[-1]
+
+
+def under_way(study: Study, scale: str) -> tuple[int, int] | None:
+    """(runs, points) of a committed scale that has fewer runs than points;
+    None for a whole one."""
+    made = provenance(study, scale)
+    runs, points = made.get("runs", 0), made.get("points", made.get("runs", 0))
+    return (runs, points) if runs < points else None
 
 
 def provenance(study: Study, scale: str) -> dict:
