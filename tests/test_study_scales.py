@@ -131,6 +131,12 @@ def test_each_scale_saves_into_its_own_folder_and_reports_default_to_the_largest
                            env={**os.environ, "G5NET_STUDIES": str(studies)}).stdout.split()
     assert found == [str(study.results("quick")), str(study.results("medium"))]
 
+    # A failed point is not saved: the scale stays under way until it is done.
+    failed, _ = _sweep(tmp_path / "medium-failed", 5)
+    make_run(failed.store, placement_sweep().points[5].spec, status="failed:engine", ran_on=GEM5)
+    assert results.save(study, "medium", failed.path) == 5
+    assert results.under_way(study, "medium") == (5, 6)
+
     # Once medium holds every point, it is the one.
     medium, _ = _sweep(tmp_path / "medium-all", 6)
     assert results.save(study, "medium", medium.path) == 6

@@ -42,17 +42,22 @@ PROVENANCE = "provenance.json"
 
 def _finished(source: Path) -> tuple[list[RunDir], int | None]:
     """The runs to save, and the sweep's point count: of a sweep, the runs of its
-    plan's points that have finished (none of an older plan's, none being
-    written); of another folder, every run in it."""
+    plan's points that are done (none of an older plan's, none being written);
+    of another folder, every done run in it. A failed point is no result: the
+    next `study run` runs it again, and `g5net status` says why it failed."""
     found = locate(source)
     if not found.sweep:
-        return list(found.some_runs()), None
+        return [rd for rd in found.some_runs() if _done(rd)], None
     plan = sweepdir.read(found.sweep)
-    runs = [rd for p in plan.points if (rd := store.find(found.sweep.store, p))]
+    runs = [rd for p in plan.points if (rd := store.find(found.sweep.store, p)) and _done(rd)]
     if not runs:
-        raise StudyError(f"{source}: no point of the sweep has finished yet "
+        raise StudyError(f"{source}: no point of the sweep is done yet "
                          f"(`g5net status {source}` lists them)")
     return runs, len(plan.points)
+
+
+def _done(rd: RunDir) -> bool:
+    return rd.read_run().get("status") == "done"
 
 
 def _raw(rd: RunDir) -> bool:
