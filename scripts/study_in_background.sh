@@ -8,9 +8,9 @@
 #
 # Every SAVE_EVERY_S (default 600) and once more at the end it saves the
 # points finished so far (`g5net study save`), writes that scale's report and
-# the README's study block again, and commits those alone, when they changed. The run itself is
-# `g5net study run NAME --scale SCALE --jobs JOBS` (JOBS default 2),
-# niced; its progress goes to this script's output.
+# the README's study block again, and commits those alone, when they changed.
+# The run itself is `g5net study run NAME --scale SCALE --jobs JOBS` (JOBS
+# default 2), niced; its progress goes to this script's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 name=${1:?usage: $0 STUDY SCALE}

@@ -76,8 +76,8 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
 
 def _so_far(provenance: dict) -> str:
     """Of results saved while their sweep still ran: how many of its points."""
-    points = provenance.get("points", provenance["runs"])
-    return f" ({provenance['runs']} of its {points} points so far)" if provenance["runs"] < points else ""
+    counts = results.so_far(provenance)
+    return f" ({counts[0]} of its {counts[1]} points so far)" if counts else ""
 
 
 def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,24 +41,25 @@ from .builtin import SCALES, Study
 PROVENANCE = "provenance.json"
 
 
-def _finished(source: Path) -> tuple[list[RunDir], int | None]:
-    """The runs to save, and the sweep's point count: of a sweep, the runs of its
+def _finished(source: Path) -> tuple[list[tuple[RunDir, dict]], int | None]:
+    """The runs to save, each with its record, and the sweep's point count: of a sweep, the runs of its
     plan's points that are done (none of an older plan's, none being written);
     of another folder, every done run in it. A failed point is no result: the
     next `study run` runs it again, and `g5net status` says why it failed."""
     found = locate(source)
     if not found.sweep:
-        return [rd for rd in found.some_runs() if _done(rd)], None
+        return _done(found.some_runs()), None
     plan = sweepdir.read(found.sweep)
-    runs = [rd for p in plan.points if (rd := store.find(found.sweep.store, p)) and _done(rd)]
+    runs = _done(rd for p in plan.points if (rd := store.find(found.sweep.store, p)))
     if not runs:
         raise StudyError(f"{source}: no point of the sweep is done yet "
                          f"(`g5net status {source}` lists them)")
     return runs, len(plan.points)
 
 
-def _done(rd: RunDir) -> bool:
-    return rd.read_run().get("status") == "done"
+def _done(runs: Iterable[RunDir]) -> list[tuple[RunDir, dict]]:
+    """Each done run of `runs`, with its record."""
+    return [(rd, record) for rd in runs if (record := rd.read_run()).get("status") == "done"]
 
 
 def _raw(rd: RunDir) -> bool:
@@ -67,8 +69,8 @@ def _raw(rd: RunDir) -> bool:
 
 def save(study: Study, scale: str, source: Path) -> int:
     """Replace the committed results of `scale` with the finished runs under `source`; the run count."""
-    found, points = _finished(source)
-    records = [rd.read_run() for rd in found]
+    done, points = _finished(source)
+    found, records = [rd for rd, _ in done], [record for _, record in done]
     versions = {r["engine"]["version"] for r in records if r.get("engine", {}).get("name") == "gem5"}
     if not versions:
         raise StudyError(f"{source}: no gem5 run to save (a study's committed results come from gem5)")
@@ -127,8 +129,15 @@ def largest(study: Study) -> str:
 def under_way(study: Study, scale: str) -> tuple[int, int] | None:
     """(runs, points) of a committed scale that has fewer runs than points;
     None for a whole one."""
-    made = provenance(study, scale)
-    runs, points = made.get("runs", 0), made.get("points", made.get("runs", 0))
+    return so_far(provenance(study, scale))
+
+
+def so_far(made: dict) -> tuple[int, int] | None:
+    """(runs, points) of results saved while their sweep still ran, from their
+    provenance; None where they hold every point (or say nothing of points:
+    saved from a folder of runs, not a sweep)."""
+    runs = made["runs"]
+    points = made.get("points", runs)
     return (runs, points) if runs < points else None
 
 
