@@ -290,6 +290,10 @@ class Nic:
     txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
                                                    "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
+    rps_cpus: list = _f([], doc="CPUs that share the protocol processing of what each NIC receives "
+                                "(Linux receive packet steering, the NIC's rx-0/rps_cpus), as "
+                                "Solaris's soft rings do; empty: the CPU that takes the interrupt "
+                                "does it all")
     pcie_gen: int = _f(2, lo=1, hi=4, doc="gem5, attach = pcie: the link's generation (2.5, 5, 8, "
                                            "16 GT/s per lane)")
     pcie_lanes: int = _f(8, choices=PCIE_LANES, doc="gem5, attach = pcie: the link's width")
@@ -727,8 +731,11 @@ def _check_combinations(spec: Spec) -> None:
         if h.nic.dca and not h.caches.shared_last_level:
             raise SpecError(f"{key}.nic.dca: direct cache access needs a shared last-level cache "
                             f"(caches.l2_shared = true with l2_kib > 0, or caches.l3_kib > 0)")
-        for cpu_key, cpus in (("nic.irq_cpus", h.nic.irq_cpus),):
+        for cpu_key, cpus in (("nic.irq_cpus", h.nic.irq_cpus), ("nic.rps_cpus", h.nic.rps_cpus)):
             check_cpu_list(f"{key}.{cpu_key}", cpus, h.cpu.count)
+        if h.nic.rps_cpus and h.kernel == "up":
+            raise SpecError(f"{key}.nic.rps_cpus: receive packet steering needs an SMP kernel "
+                            f"(kernel = \"up\" has none)")
         for feat, on in h.nic.offloads.items():
             if not re.fullmatch(OFFLOAD_PATTERN, feat):
                 raise SpecError(f"{key}.nic.offloads: {quoted(feat)} is not an ethtool feature name "

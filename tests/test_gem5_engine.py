@@ -389,6 +389,10 @@ def _result(tmp_path: Path, rc: int | None, log: str, reason: str = "") -> proce
     (1, "src/sim/sim_object.cc:10: fatal: Attempt to instantiate orphan node\n",
      "gem5 fatal: src/sim/sim_object.cc:10: fatal: Attempt to instantiate orphan node"),
     (-11, "", "gem5 died of SIGSEGV"),
+    # As gem5.opt printed it, on an L1D that 8 threads shared (configs/README.md).
+    (-6, "gem5.opt: src/mem/cache/base.cc:420: virtual void gem5::BaseCache::recvTimingReq("
+         "gem5::PacketPtr): Assertion `blk && blk->isValid()' failed.\nProgram aborted at tick 9552\n",
+     "gem5 failed an assertion: src/mem/cache/base.cc:420: Assertion `blk && blk->isValid()' failed."),
     (1, "Traceback (most recent call last):\n  File \"g5net_hosts.py\", line 1\n"
         "ConfigError: direct cache access needs a shared last-level cache\n",
      "gem5 config failed: ConfigError: direct cache access needs a shared last-level cache"),

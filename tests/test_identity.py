@@ -68,6 +68,12 @@ def test_what_is_a_label_leaves_the_id_as_it_is():
     assert run_id(name="renamed") == run_id(pc_sample_us=0) == run_id(processes="one") == same
     assert len({same, run_id(pc_sample_us=50), run_id(processes="per-host"), run_id(timeout_s=7200)}) == 4
     assert identity.run_id(spec, artifacts, {**engine, "digest": "1" * 64}) != same
+    # A host key added since: at the value every host had before, no part of the id.
+    steered = json.loads(json.dumps(record["spec"]))
+    steered["hosts"]["server"]["nic"]["rps_cpus"] = []
+    assert identity.run_id(specs.from_dict(steered), artifacts, engine) == same
+    steered["hosts"]["server"]["nic"]["rps_cpus"] = [0]
+    assert identity.run_id(specs.from_dict(steered), artifacts, engine) != same
 
 
 class _SilentEngine(QemuEngine):

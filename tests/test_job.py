@@ -13,6 +13,7 @@ from g5net.guest import protocol
 from g5net.model import specs
 from g5net.spec import Host, Spec
 from g5net.workloads import flows, job
+from g5net.workloads.shell import cpu_mask
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -73,6 +74,25 @@ def test_nic_setup_covers_every_nic(quickstart_text):
     assert "g5_capture nic-offloads ethtool -K eth0 tso off" in lines
     assert "g5_capture nic-offloads.nic1 ethtool -K eth1 tso off" in lines
     assert "g5_irq_affinity 1" in lines and "g5_irq_affinity 1 eth1" in lines
+
+
+def test_receive_packet_steering_writes_each_nics_mask(quickstart_text):
+    text = multinic(quickstart_text).replace("cores = 1", "cores = 2").replace(
+        "count = 2", "count = 2\nrps_cpus = [0, 1]")
+    s = specs.loads(text)
+    lines = render(s, s.host("client")).splitlines()
+    assert ("g5_capture nic-rps sh -c 'echo 00000003 >/sys/class/net/eth0/queues/rx-0/rps_cpus "
+            "&& cat /sys/class/net/eth0/queues/rx-0/rps_cpus'") in lines
+    assert any(line.startswith("g5_capture nic-rps.nic1 sh -c 'echo 00000003 >/sys/class/net/eth1/")
+               for line in lines)
+    plain = specs.loads(quickstart_text)
+    assert "rps_cpus" not in render(plain, plain.host("client"))
+
+
+@pytest.mark.parametrize("cpus,mask", [([0], "00000001"), ([0, 1, 2, 3], "0000000f"), ([31], "80000000"),
+                                       ([32], "00000001,00000000"), (list(range(64)), "ffffffff,ffffffff")])
+def test_a_cpu_mask_is_the_kernels_32_bit_words(cpus, mask):
+    assert cpu_mask(cpus) == mask
 
 
 def test_options_reach_the_command_line(quickstart_text):

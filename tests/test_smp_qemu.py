@@ -1,6 +1,7 @@
 """Hosts with several CPUs under QEMU: the same kernel command line protocol
 and image as gem5's 4-CPU pair (examples/smp-gem5.toml), on the fast engine.
-Each guest sees its 4 CPUs and its stream runs. About 20 s on two cores."""
+Each guest sees its 4 CPUs and its stream runs, its receive path steered to
+all of them (nic.rps_cpus). About 20 s on two cores."""
 
 import json
 import shutil
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from g5net.engines import qemu
+from g5net.workloads.results import extract_block
 from g5net.model import specs
 from g5net.runners import execute as run
 
@@ -23,7 +25,8 @@ if not shutil.which("qemu-system-x86_64"):
 def test_a_pair_of_4_cpu_hosts_boots_and_streams(tmp_path, cli_run):
     text = (REPO / "examples" / "smp-gem5.toml").read_text()
     for old, new in (('engine = "gem5"', 'engine = "qemu"'), ("timeout_s = 3600", "timeout_s = 300"),
-                     ("bytes = 1000000", "duration_s = 2")):
+                     ("bytes = 1000000", "duration_s = 2"),
+                     ("[hosts.server]", "[host.nic]\nrps_cpus = [0, 1, 2, 3]\n\n[hosts.server]")):
         assert old in text, old
         text = text.replace(old, new)
     spec = tmp_path / "smp.toml"
@@ -36,6 +39,10 @@ def test_a_pair_of_4_cpu_hosts_boots_and_streams(tmp_path, cli_run):
     for host in ("server", "client"):
         stream = results[host]["workloads"]["stream"]
         assert stream["roi"]["cpus"] == 4, stream["roi"]
+        # The mask as the guest's kernel reads it back: all 4 CPUs.
+        items = extract_block((rd / f"console-{host}.log").read_text())["items"]
+        assert items["nic-rps.rc"].strip() == "0", items.get("nic-rps.err")
+        assert int(items["nic-rps.out"].strip().replace(",", ""), 16) == 0b1111
     assert results["client"]["workloads"]["stream"]["throughput_mbps"] > 0
 
 

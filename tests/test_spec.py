@@ -86,6 +86,15 @@ def test_up_kernel_with_many_cpus():
     assert "kernel: \"up\" boots one CPU but cpu has 4" in msg
 
 
+def test_receive_packet_steering_names_real_cpus_of_an_smp_kernel():
+    assert "hosts.server.nic.rps_cpus: CPU 2 does not exist (0..1)" == error(
+        MINIMAL + "[host.cpu]\ncores = 2\n[host.nic]\nrps_cpus = [0, 2]\n")
+    assert "hosts.server.nic.rps_cpus: receive packet steering needs an SMP kernel" in error(
+        MINIMAL + "[host]\nkernel = 'up'\n[host.nic]\nrps_cpus = [0]\n")
+    assert specs.loads(MINIMAL + "[host.cpu]\ncores = 2\n[host.nic]\nrps_cpus = [0, 1]\n") \
+        .host("server").nic.rps_cpus == [0, 1]
+
+
 def test_pinning_to_missing_cpu():
     msg = error(MINIMAL.replace('kind = "iperf"', 'kind = "iperf"\nclient_cpus = [3]'))
     assert "workloads.stream.client_cpus: CPU 3 does not exist on hosts.client (0..0)" == msg

@@ -35,16 +35,24 @@ LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
               "repeats": (1, ("repeats",)),
               "workloads": ([], ("workloads",)),
               "repeat": (0, ("repeat",))}
+# Keys added to a host after the first ids were recorded, as (section, key):
+# the value every host had before; a host that keeps it is hashed without it.
+LATER_HOST_KEYS: dict[tuple[str, str], Any] = {("nic", "rps_cpus"): []}
 
 
 def spec_digest(spec: Spec) -> str:
     """Hash of what `spec` models and measures: the resolved spec less the
-    experiment's name, a label, and LATER_KEYS left as they were."""
+    experiment's name, a label, and LATER_KEYS and LATER_HOST_KEYS left as
+    they were."""
     d = spec.to_dict()
     experiment = d["experiment"]
     labels = {"name"}.union(*(keys for key, (before, keys) in LATER_KEYS.items()
                               if experiment[key] == before))
     d["experiment"] = {k: v for k, v in experiment.items() if k not in labels}
+    for host in d["hosts"].values():
+        for (section, key), before in LATER_HOST_KEYS.items():
+            if host[section][key] == before:
+                del host[section][key]
     return _sha256(d)
 
 

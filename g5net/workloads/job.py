@@ -17,7 +17,7 @@ from ..spec import REPEAT_START_US, Host, Spec, Workload
 from . import profiler, ready, registry, windows
 from .flows import Instance, instances, item
 from .kind import WorkloadKind
-from .shell import cpu_list, quote
+from .shell import cpu_list, cpu_mask, quote
 
 
 def _run(kind: WorkloadKind, w: Workload, insts: list[Instance]) -> list[str]:
@@ -51,6 +51,11 @@ def _nic_setup(host: Host) -> list[str]:
         if host.nic.irq_cpus:
             # g5_irq_affinity's device defaults to eth0.
             lines.append(f"g5_irq_affinity {cpus}" + (f" {dev}" if nic else ""))
+        if host.nic.rps_cpus:
+            # The kernel's reading of the mask is the result item: what it took.
+            rps = f"/sys/class/net/{dev}/queues/rx-0/rps_cpus"
+            lines.append(f"g5_capture {item('nic-rps', nic)} sh -c "
+                         + shlex.quote(f"echo {cpu_mask(host.nic.rps_cpus)} >{rps} && cat {rps}"))
     return lines
 
 

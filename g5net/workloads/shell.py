@@ -27,6 +27,14 @@ def cpu_list(cpus: list[int]) -> str:
     return ",".join(str(c) for c in cpus)
 
 
+def cpu_mask(cpus: list[int]) -> str:
+    """`cpus` as the kernel's hexadecimal CPU mask: 32-bit words, highest
+    first, joined by commas (bitmap_parse, as /sys/.../rps_cpus reads it)."""
+    bits = sum(1 << c for c in set(cpus))
+    words = [(bits >> (32 * i)) & 0xFFFFFFFF for i in range(max(cpus) // 32 + 1)]
+    return ",".join(f"{w:08x}" for w in reversed(words))
+
+
 def pinned(inst: Instance, cmd: list) -> str:
     """`cmd` on the instance's CPUs (g5_pin with an empty list runs it anywhere)."""
     return f"g5_pin {shlex.quote(cpu_list(inst.cpus))} {quote(cmd)}"

@@ -245,6 +245,10 @@ def classify_failure(result: Gem5Result) -> str | None:
         return f"gem5 config failed: {raised[-1].strip()}"
     if result.returncode < 0:
         who = f"gem5 process {result.failing}" if result.failing else "gem5"
+        # An assert() of gem5's own (gem5.opt keeps them): where, and what failed.
+        asserted = re.search(r"^\S+: (src/\S+:) .*(Assertion `.*' failed\.)$", text, re.M)
+        if asserted:
+            return f"{who} failed an assertion: {asserted.group(1)} {asserted.group(2)}"
         return f"{who} died of {signal.Signals(-result.returncode).name}"
     if "Segmentation fault" in text:
         return "gem5 crashed (segmentation fault)"
