@@ -142,6 +142,8 @@ SWEPT = '[sweep]\n"workloads.stream.msg_bytes" = [1024, 2048]\n'
     ("(9 ** 64) ** 64", "** 64 has more than 256 bits"),
     ("int(1e300)", "the result has more than 256 bits"),
     ("2 ** 65", "exponent 65 is larger than 64"),
+    ("range(10 ** 18)", "the result is longer than 10000"),
+    ("range(1.5)", "'float' object cannot be interpreted as an integer"),
 ])
 def test_expressions_are_bounded_before_they_run(expression, why):
     message = sweep_error(SWEPT + f'[sweep.derive]\n"workloads.stream.window_bytes" = "{expression}"\n')

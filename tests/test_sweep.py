@@ -60,6 +60,12 @@ def test_derived_keys_see_axes_and_resolved_spec(quickstart_text):
                                                                  {"net.core.rmem_max": 262144}]
 
 
+def test_a_derived_list_of_cpus_follows_the_swept_cores(quickstart_text):
+    s = _expand(quickstart_text, '[sweep]\n"host.cpu.cores" = [1, 4]\n[sweep.derive]\n'
+                                 '"host.nic.rps_cpus" = "range(host.cpu.cores * hosts.server.cpu.threads_per_core)"')
+    assert [p.spec.host("server").nic.rps_cpus for p in s.points] == [[0], [0, 1, 2, 3]]
+
+
 @pytest.mark.parametrize("table, message", [
     ('"workloads.stream.msg_byte" = [1, 2]', "did you mean 'msg_bytes'"),
     ('"workloads.strem.msg_bytes" = [1]', "the spec has no workloads.strem"),

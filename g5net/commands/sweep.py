@@ -48,7 +48,8 @@ with nested tables continued by dots (host.cpu.cores, host.sysctl.net.core.rmem_
 A derived key is computed for each point after the axes, in file order, from an
 expression of numbers, strings, true/false, dotted paths (a swept key, an earlier
 derived key, or any key of the resolved spec), + - * / // % **, comparisons,
-and/or/not, `A if C else B`, and min max int float round abs.
+and/or/not, `A if C else B`, min max int float round abs, and range (a list:
+range(n) is 0..n-1, as host.nic.rps_cpus wants).
 
 Points are numbered from 0, the last axis varying fastest. A point is known by
 its run id (hash of its resolved spec, kernel, image and engine): starting the

@@ -21,7 +21,8 @@ Paths: `experiment.K`, `link.K`, `host.K` (the defaults of every host),
 Derived expressions: numbers, strings, true/false, dotted paths (the value of
 that key in the point: an axis, an earlier derivation, or the resolved spec),
 `+ - * / // % **`, comparisons, `and or not`, `A if COND else B` and the
-functions min, max, int, float, round, abs.
+functions min, max, int, float, round, abs and range (a list: `range(n)` is
+0..n-1, as for `host.nic.rps_cpus`).
 
 Points are numbered from 0 in expansion order: file order of the axes, the
 last axis varying fastest. Everything is checked before anything runs; errors
@@ -173,12 +174,22 @@ _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {ast.Add: operato
 _UNOPS: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
            ast.Gt: operator.gt, ast.GtE: operator.ge}
-_FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "float": float, "round": round, "abs": abs}
 MAX_EXPONENT = 64
 # What one derivation may make, checked before an operation that would exceed
 # it runs: a string or list this long, an integer this many bits.
 MAX_EXPRESSION_CHARS = 1000
 MAX_SEQUENCE_LEN = 10_000
+
+
+def _range(*args: int) -> list[int]:
+    """range(...) as a list (a list of CPUs, say), its length checked first."""
+    if len(range(*args)) > MAX_SEQUENCE_LEN:
+        raise ValueError(f"the result is longer than {MAX_SEQUENCE_LEN}")
+    return list(range(*args))
+
+
+_FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "float": float, "round": round,
+                                         "abs": abs, "range": _range}
 MAX_INT_BITS = 256
 # More points than this is a mistake more often than a study; --max-points says otherwise.
 MAX_POINTS = 10_000
