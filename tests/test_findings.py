@@ -61,9 +61,9 @@ def test_a_study_summary_shows_within_noise_and_says_what_it_means(tmp_path):
     assert close.g5net == ("0/1 comparisons hold, 1 within noise, left/right x1 (median); "
                            "e.g. server.stream 951.2 ± 7.9 vs 948.0 ± 7.9")
     assert rows[2].g5net.startswith("1/2 comparisons hold, 1 within noise, ")
-    lines = report.summary_table(rows)
+    lines = report.summary_table(rows, "quick")
     assert "| close | - | 0/1 comparisons hold, 1 within noise," in lines[3] and "| within noise | - |" in lines[3]
     assert lines[-2:] == ["", report.NOISE_NOTE]
     # Without a comparison within noise the table is as it always was.
-    assert report.NOISE_NOTE not in report.summary_table([rows[0], rows[4]])
+    assert report.NOISE_NOTE not in report.summary_table([rows[0], rows[4]], "quick")
     assert rows[0].g5net == "1/1 comparisons hold, left/right x1.06 (median); e.g. server.stream 951.2 ± 7.9 vs 900.0 ± 7.9"

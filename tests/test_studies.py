@@ -104,7 +104,8 @@ def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest
     expectations = check.load(study.expect)
     for row in findings.evaluate(study, runs):
         if row.verdict in ("no", "partly", "within noise", "not measured"):
-            assert row.finding.why, f"{name}: finding {row.finding.name} is {row.verdict!r}: say why"
+            assert row.finding.why_at(scale), f"{name}: finding {row.finding.name} is {row.verdict!r} " \
+                                              f"at {scale} scale: say why"
         if not row.finding.relation:
             continue
         # A relation's lines whose values this scale sweeps (the slot's x1 and x2
@@ -157,6 +158,20 @@ def test_a_malformed_finding_is_named(tmp_path, finding, error):
     (tmp_path / "toy" / "study.toml").write_text(
         f'title = "t"\npaper = "p"\nabout = "a"\n[[finding]]\nname = "f"\ntext = "t"\npaper = "p"\n{finding}\n')
     with pytest.raises(StudyError, match=re.escape(error)):
+        catalog.load("toy", tmp_path)
+
+
+def test_a_finding_says_why_at_each_scale(tmp_path):
+    (tmp_path / "toy").mkdir()
+    head = 'title = "t"\npaper = "p"\nabout = "a"\n[[finding]]\nname = "f"\ntext = "t"\npaper = "p"\n'
+    (tmp_path / "toy" / "study.toml").write_text(head + 'why = {quick = "one connection", medium = "32"}\n')
+    f = catalog.load("toy", tmp_path).findings[0]
+    assert (f.why_at("quick"), f.why_at("medium"), f.why_at("full")) == ("one connection", "32", "")
+    (tmp_path / "toy" / "study.toml").write_text(head + 'why = "at every scale"\n')
+    assert catalog.load("toy", tmp_path).findings[0].why_at("full") == "at every scale"
+    (tmp_path / "toy" / "study.toml").write_text(head + 'why = {large = "x"}\n')
+    with pytest.raises(StudyError, match=re.escape("why: expected a string, or a table of scale = string "
+                                                   "(scales: quick, medium, full), got")):
         catalog.load("toy", tmp_path)
 
 

@@ -213,7 +213,7 @@ def _report(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"report": str(path), "findings": [
             {"name": r.finding.name, "finding": r.finding.text, "paper": r.finding.paper,
-             "g5net": r.g5net, "reproduced": r.verdict, "why": r.finding.why} for r in rows]}, indent=1))
+             "g5net": r.g5net, "reproduced": r.verdict, "why": r.finding.why_at(scale)} for r in rows]}, indent=1))
         return 0
     print(f"{path}: {sum(r.verdict == 'yes' for r in rows)} of {len(rows)} findings reproduced")
     return 0

@@ -55,7 +55,8 @@ study.toml::
     text = "MTU 9000 gives 40-60% more throughput than MTU 1500"
     paper = "+40-60% (2.7 vs 1.8 Gbit/s)"
     relation = "mtu-9000"             # the expect.toml [[relation]] named so; "" if not modelled
-    why = "..."                       # the measured reason, written from the committed results
+    why = "..."                       # the measured reason, written from the committed results;
+                                      # or {quick = "...", medium = "..."}: each scale's own numbers
 
     [[finding]]                       # a magnitude rather than a direction
     name = "pkts-per-intr"
@@ -128,9 +129,17 @@ class Finding:
     text: str
     paper: str
     relation: str = ""
-    why: str = ""
+    # Why the verdict is what it is, from the measured values: (scale, text)
+    # pairs, scale "" for every scale (study.toml: a string, or a table of
+    # scale = string, each scale's text about its own numbers).
+    why: tuple[tuple[str, str], ...] = ()
     measure: str = ""
     range: tuple[float, float] | None = None
+
+    def why_at(self, scale: str) -> str:
+        """The why of this finding's verdict at `scale` ("" where none is written)."""
+        whys = dict(self.why)
+        return whys.get(scale) or whys.get("", "")
 
 
 @dataclass(frozen=True)
@@ -194,6 +203,9 @@ _KINDS: dict[str, tuple[type, Any, str]] = {
     "span": (list, _span, "[LOW, HIGH], two numbers"),
     "keys": (str, lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
              "a parameter or a list of parameters"),
+    "whys": (str, lambda v: isinstance(v, str) or (isinstance(v, dict) and all(
+        k in SCALES and isinstance(x, str) for k, x in v.items())),
+             f"a string, or a table of scale = string (scales: {', '.join(SCALES)})"),
 }
 
 
@@ -247,7 +259,9 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
         raise StudyError(f"{at}: a finding has a relation or a measure, not both")
     if t["range"] and not t["measure"]:
         raise StudyError(f"{at}: range needs a measure")
-    return Finding(**(t | {"range": tuple(float(v) for v in t["range"]) or None}))
+    why = t["why"] if isinstance(t["why"], dict) else {"": t["why"]}
+    return Finding(**(t | {"range": tuple(float(v) for v in t["range"]) or None,
+                           "why": tuple(sorted((k, v) for k, v in why.items() if v))}))
 
 
 def load(name: str, root: Path = STUDIES) -> Study:
@@ -288,6 +302,6 @@ def load(name: str, root: Path = STUDIES) -> Study:
         figures=tuple(figures),
         findings=tuple(_finding(t, where) for t in _tables(
             data, "finding", where, {"name": _TEXT, "text": _TEXT, "paper": _TEXT,
-                                     "relation": _OPTIONAL, "why": _OPTIONAL, "measure": _OPTIONAL,
+                                     "relation": _OPTIONAL, "why": ("whys", False), "measure": _OPTIONAL,
                                      "range": ("span", False)})),
         tables=tables)

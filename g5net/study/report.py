@@ -30,12 +30,13 @@ NOISE_NOTE = ("Within noise: a comparison of metrics measured over windows whose
               "every comparison is, \"partly\" where some hold.")
 
 
-def summary_table(rows: Sequence[findings.Row]) -> list[str]:
-    """The table of findings, and what "within noise" means where a comparison was."""
+def summary_table(rows: Sequence[findings.Row], scale: str) -> list[str]:
+    """The table of findings at `scale` (each with that scale's why), and what
+    "within noise" means where a comparison was."""
     lines = ["| finding | paper | g5net | reproduced | why |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append("| " + " | ".join(_cell(c) for c in (r.finding.text, r.finding.paper, r.g5net,
-                                                            r.verdict, r.finding.why or "-")) + " |")
+                                                            r.verdict, r.finding.why_at(scale) or "-")) + " |")
     return lines + (["", NOISE_NOTE] if any(r.within_noise for r in rows) else [])
 
 
@@ -90,7 +91,7 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
                  f"the committed {provenance['scale']} scale{_so_far(provenance)}, made by gem5 "
                  f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}."
                  if provenance else "not the committed results."),
-             "", "## Summary", "", *summary_table(rows), ""]
+             "", "## Summary", "", *summary_table(rows, provenance.get("scale", "")), ""]
     if study.stand_ins:
         lines += ["## What stands in for what the paper had", "", "| the paper | g5net |", "| --- | --- |"]
         lines += [f"| {_cell(s.paper)} | {_cell(s.g5net)} |" for s in study.stand_ins]
@@ -135,7 +136,7 @@ def readme_block(studies: Sequence[Study]) -> str:
             done, points = results.under_way(study, larger) or (0, 0)
             lines += [f"The {larger} scale is under way: {done} of its {points} points committed "
                       f"([report]({_report_link(study, larger)})).", ""]
-        lines += [*summary_table(findings.evaluate(study, runs)), ""]
+        lines += [*summary_table(findings.evaluate(study, runs), scale), ""]
     return "\n".join([*lines, README_END])
 
 
