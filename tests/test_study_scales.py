@@ -6,6 +6,7 @@ end to end: test_study_qemu.py), and on the committed studies. Fast: no run."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -259,6 +260,23 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
     bigger = specs.from_dict(more)
     assert len(bigger.hosts) > len(point.spec.hosts)
     assert estimate.point_host_s(rates, bigger)[0] > seconds
+
+
+def test_a_point_takes_the_rates_of_committed_runs_of_its_own_shape():
+    rates = estimate.measured()
+    point = sweepmod.load(catalog.load("niagara2-nic").spec("quick")).points[0]
+    assert ("timing", "4 CPUs a host, PC-sampled") in rates.by_shape
+    own = estimate.point_host_s(rates, point.spec)[0]
+    pooled = estimate.point_host_s(dataclasses.replace(rates, by_shape={}), point.spec)[0]
+    assert own and pooled and own != pooled
+    # A shape no committed run has takes every run of its CPU model.
+    data = point.spec.to_dict()
+    data["experiment"]["pc_sample_us"] = 0
+    for host in data["hosts"].values():
+        host["cpu"]["cores"] = 3
+    odd = specs.from_dict(data)
+    assert estimate.point_host_s(rates, odd) == estimate.point_host_s(
+        dataclasses.replace(rates, by_shape={}), odd)
 
 
 @pytest.mark.parametrize("name", ["multi-nic", "niagara2-nic"])

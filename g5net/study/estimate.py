@@ -20,6 +20,10 @@ simulated_s), or, in a run recorded before that, its workloads' regions
     other kinds   the region a workload of that kind took (median): netpipe's
                   and mpi's work is their message sizes and repeats
 
+A point's rates are those of the committed runs of its own shape (its CPU
+model, its largest host's CPU count, and whether it samples program
+counters) where there are any, else of every run of its CPU model.
+
 A point's estimate is its workloads' simulated time (a byte-bound stream: the
 time beyond plus its bytes at the throughput; a windowed one: the time besides,
 the warm-up and the windows; a timed one: its duration_s; another kind: as
@@ -77,11 +81,23 @@ class Rates:
     by_model: dict[str, Rate]
     boot_s_per_host: dict[str, float]  # by boot CPU model
     boots: int
+    # The same, of the runs of one shape (_shape) alone: (model, shape) -> rate.
+    by_shape: dict[tuple[str, str], Rate] = field(default_factory=dict)
 
 
 def _model(spec: Spec, boot: bool = False) -> str:
     """The CPU model the hosts measure (boot: boot) with; models joined by + where they differ."""
     return "+".join(sorted({h.cpu.boot_model if boot else h.cpu.model for h in spec.hosts}))
+
+
+def _shape(spec: Spec) -> str:
+    """What sets a run's pace besides its CPU model: its largest host's CPUs
+    (16 threads at 1.2 GHz simulate as slowly per host as 2 CPUs at 2 GHz,
+    but 32 connections on them take twice as long to start and stop) and
+    whether gem5 traces program counters (every 50 us on 32 CPUs, about
+    twice the host time of an untraced run)."""
+    cpus = max(h.cpu.count for h in spec.hosts)
+    return f"{cpus} CPUs a host" + (", PC-sampled" if spec.experiment.pc_sample_us else "")
 
 
 def _hosts(spec: Spec) -> int:
@@ -113,6 +129,7 @@ def _committed_runs(root: Path) -> list[RunDir]:
 def measured(root: Path | None = None) -> Rates:
     """The rates of every committed gem5 run of the studies under `root`."""
     samples: dict[str, _Samples] = {}
+    shaped: dict[tuple[str, str], _Samples] = {}
     boots: dict[str, list[tuple[float, int]]] = {}
     for rd in _committed_runs(root or builtin.STUDIES):
         try:
@@ -135,40 +152,52 @@ def measured(root: Path | None = None) -> Rates:
                                default=0.0) for w in spec.workloads}
         if not all(regions.values()) or wall_s <= boot_s:
             continue
-        s = samples.setdefault(_model(spec), _Samples())
-        s.runs += 1
-        s.region_host_s += (simulated_s or sum(regions.values())) * _hosts(spec)
-        s.host_s += wall_s - boot_s
-        streams = [w for w in spec.workloads if registry.kind(w.kind).streams]
-        if windowed and simulated_s:
-            after = sum(regions[w.name] for w in spec.workloads if w not in streams)
-            s.windows_start_s.append(max(simulated_s - _windows_s(spec) - after, 0.0))
-        for w in spec.workloads:
-            if windowed and w in streams:
-                continue
-            if not _byte_bound(w):
-                s.kind_region_s.setdefault(w.kind, []).append(regions[w.name])
-                continue
-            mbps = max((ms.get(w.name, {}).get("throughput_mbps") or 0.0 for ms in metrics.values()),
-                       default=0.0)
-            if mbps > 0:
-                s.stream_mbps.append(mbps)
-                s.stream_start_s.append(max(regions[w.name] - w.bytes * 8 / (mbps * 1e6), 0.0))
-    by_model = {m: Rate(s.runs, s.region_host_s * 1e3 / s.host_s,
-                        statistics.median(s.stream_mbps) if s.stream_mbps else None,
-                        statistics.median(s.stream_start_s) if s.stream_start_s else None,
-                        {k: statistics.median(v) for k, v in s.kind_region_s.items()},
-                        statistics.median(s.windows_start_s) if s.windows_start_s else None)
-                for m, s in sorted(samples.items())}
+        for s in (samples.setdefault(_model(spec), _Samples()),
+                  shaped.setdefault((_model(spec), _shape(spec)), _Samples())):
+            _add(s, spec, metrics, regions, wall_s - boot_s, simulated_s)
     per_host = {m: sum(b for b, _ in v) / sum(n for _, n in v) for m, v in sorted(boots.items())}
-    return Rates(sum(s.runs for s in samples.values()), by_model, per_host,
-                 sum(len(v) for v in boots.values()))
+    return Rates(sum(s.runs for s in samples.values()), {m: _rate(s) for m, s in sorted(samples.items())},
+                 per_host, sum(len(v) for v in boots.values()),
+                 {k: _rate(s) for k, s in sorted(shaped.items())})
+
+
+def _add(s: _Samples, spec: Spec, metrics: dict, regions: dict[str, float], host_s: float,
+         simulated_s: float | None) -> None:
+    """One committed run's measurements, into `s`."""
+    windowed = bool(spec.experiment.windows)
+    s.runs += 1
+    s.region_host_s += (simulated_s or sum(regions.values())) * _hosts(spec)
+    s.host_s += host_s
+    streams = [w for w in spec.workloads if registry.kind(w.kind).streams]
+    if windowed and simulated_s:
+        after = sum(regions[w.name] for w in spec.workloads if w not in streams)
+        s.windows_start_s.append(max(simulated_s - _windows_s(spec) - after, 0.0))
+    for w in spec.workloads:
+        if windowed and w in streams:
+            continue
+        if not _byte_bound(w):
+            s.kind_region_s.setdefault(w.kind, []).append(regions[w.name])
+            continue
+        mbps = max((ms.get(w.name, {}).get("throughput_mbps") or 0.0 for ms in metrics.values()),
+                   default=0.0)
+        if mbps > 0:
+            s.stream_mbps.append(mbps)
+            s.stream_start_s.append(max(regions[w.name] - w.bytes * 8 / (mbps * 1e6), 0.0))
+
+
+def _rate(s: _Samples) -> Rate:
+    return Rate(s.runs, s.region_host_s * 1e3 / s.host_s,
+                statistics.median(s.stream_mbps) if s.stream_mbps else None,
+                statistics.median(s.stream_start_s) if s.stream_start_s else None,
+                {k: statistics.median(v) for k, v in s.kind_region_s.items()},
+                statistics.median(s.windows_start_s) if s.windows_start_s else None)
 
 
 def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
     """The host seconds a run of `spec` takes after its boot, or None and why there is no estimate."""
     model = _model(spec)
-    rate = rates.by_model.get(model)
+    # Committed runs of the point's own shape where there are some, else every run of its model.
+    rate = rates.by_shape.get((model, _shape(spec))) or rates.by_model.get(model)
     if spec.experiment.engine != "gem5":
         return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
     if rate is None:
@@ -215,7 +244,9 @@ def _basis(rates: Rates) -> str:
     boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
     return (f"from {rates.runs} committed runs (host time less boot, over the simulated time "
             f"they covered times their hosts): {models}"
-            + (f"; a boot, from {rates.boots}: {boots}" if boots else ""))
+            + (f"; a boot, from {rates.boots}: {boots}" if boots else "")
+            + (f"; a point of a shape that committed runs have ({len(rates.by_shape)}: CPUs a host, "
+               f"PC-sampled or not) from those runs alone" if rates.by_shape else ""))
 
 
 def host_time(points: Sequence[PlannedPoint], todo: Sequence[PlannedPoint],
