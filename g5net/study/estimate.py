@@ -196,14 +196,20 @@ def _rate(s: _Samples) -> Rate:
 def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
     """The host seconds a run of `spec` takes after its boot, or None and why there is no estimate."""
     model = _model(spec)
-    # Committed runs of the point's own shape where there are some, else every run of its model.
-    rate = rates.by_shape.get((model, _shape(spec))) or rates.by_model.get(model)
     if spec.experiment.engine != "gem5":
         return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
-    if rate is None:
+    if model not in rates.by_model:
         return None, f"CPU model {model}: no committed run measured it"
     if sampled(spec.experiment):
         return None, "windows sampled from warm checkpoints: a fast-forward and a process a window"
+    # Committed runs of the point's own shape where they measured all it runs,
+    # else every run of its model.
+    shaped = rates.by_shape.get((model, _shape(spec)))
+    seconds, why = _host_s(shaped, spec, model) if shaped else (None, "")
+    return (seconds, why) if seconds is not None else _host_s(rates.by_model[model], spec, model)
+
+
+def _host_s(rate: Rate, spec: Spec, model: str) -> tuple[float | None, str]:
     region_s = 0.0
     for w in spec.workloads:
         if spec.experiment.windows and registry.kind(w.kind).streams:
