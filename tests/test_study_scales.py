@@ -137,6 +137,9 @@ def test_each_scale_saves_into_its_own_folder_and_reports_default_to_the_largest
     make_run(failed.store, placement_sweep().points[5].spec, status="failed:engine", ran_on=GEM5)
     assert results.save(study, "medium", failed.path) == 5
     assert results.under_way(study, "medium") == (5, 6)
+    assert results.failed(results.provenance(study, "medium")) == 1
+    assert "The medium scale is under way: 5 of its 6 points committed, 1 failed (its report says " \
+           "why)" in report.readme_block([study])
 
     # Once medium holds every point, it is the one.
     medium, _ = _sweep(tmp_path / "medium-all", 6)

@@ -78,7 +78,9 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
 def _so_far(provenance: dict) -> str:
     """Of results saved while their sweep still ran: how many of its points."""
     counts = results.so_far(provenance)
-    return f" ({counts[0]} of its {counts[1]} points so far)" if counts else ""
+    failed = results.failed(provenance)
+    return (f" ({counts[0]} of its {counts[1]} points so far" + (f"; {failed} failed" if failed else "") + ")"
+            if counts else "")
 
 
 def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
@@ -134,8 +136,10 @@ def readme_block(studies: Sequence[Study]) -> str:
                   f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", ""]
         for larger in have[have.index(scale) + 1:]:
             done, points = results.under_way(study, larger) or (0, 0)
-            lines += [f"The {larger} scale is under way: {done} of its {points} points committed "
-                      f"([report]({_report_link(study, larger)})).", ""]
+            failed = results.failed(results.provenance(study, larger))
+            lines += [f"The {larger} scale is under way: {done} of its {points} points committed"
+                      + (f", {failed} failed (its report says why)" if failed else "")
+                      + f" ([report]({_report_link(study, larger)})).", ""]
         lines += [*summary_table(findings.evaluate(study, runs), scale), ""]
     return "\n".join([*lines, README_END])
 

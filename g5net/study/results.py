@@ -41,20 +41,23 @@ from .builtin import SCALES, Study
 PROVENANCE = "provenance.json"
 
 
-def _finished(source: Path) -> tuple[list[tuple[RunDir, dict]], int | None]:
-    """The runs to save, each with its record, and the sweep's point count: of a sweep, the runs of its
-    plan's points that are done (none of an older plan's, none being written);
-    of another folder, every done run in it. A failed point is no result: the
-    next `study run` runs it again, and `g5net status` says why it failed."""
+def _finished(source: Path) -> tuple[list[tuple[RunDir, dict]], dict[str, int]]:
+    """The runs to save, each with its record, and what provenance.json says of
+    the sweep's points (how many, and how many failed): of a sweep, the runs of
+    its plan's points that are done (none of an older plan's, none being
+    written); of another folder, every done run in it. A failed point is no
+    result (`g5net status` on the sweep says why it failed)."""
     found = locate(source)
     if not found.sweep:
-        return _done(found.some_runs()), None
+        return _done(found.some_runs()), {}
     plan = sweepdir.read(found.sweep)
-    runs = _done(rd for p in plan.points if (rd := store.find(found.sweep.store, p)))
+    made = [rd for p in plan.points if (rd := store.find(found.sweep.store, p))]
+    runs = _done(made)
     if not runs:
         raise StudyError(f"{source}: no point of the sweep is done yet "
                          f"(`g5net status {source}` lists them)")
-    return runs, len(plan.points)
+    failed = sum(rd.read_run().get("status", "").startswith(("failed", "timeout")) for rd in made)
+    return runs, {"points": len(plan.points), **({"failed": failed} if failed else {})}
 
 
 def _done(runs: Iterable[RunDir]) -> list[tuple[RunDir, dict]]:
@@ -94,7 +97,7 @@ def save(study: Study, scale: str, source: Path) -> int:
         atomic.write_json(tmp / PROVENANCE, {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
             **engines.get("gem5").provenance(run_specs), "runs": len(found),
-            **({"points": points} if points is not None else {}),
+            **points,
             "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
     return len(found)
 
@@ -124,6 +127,11 @@ def largest(study: Study) -> str:
                          f"`g5net study save {study.name} --scale {first}`")
     whole = [s for s in have if not under_way(study, s)]
     return (whole or have)[-1]
+
+
+def failed(made: dict) -> int:
+    """How many of the sweep's points had failed when its results were saved."""
+    return made.get("failed", 0)
 
 
 def under_way(study: Study, scale: str) -> tuple[int, int] | None:
