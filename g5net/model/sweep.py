@@ -179,6 +179,9 @@ MAX_EXPONENT = 64
 # it runs: a string or list this long, an integer this many bits.
 MAX_EXPRESSION_CHARS = 1000
 MAX_SEQUENCE_LEN = 10_000
+MAX_INT_BITS = 256
+# More points than this is a mistake more often than a study; --max-points says otherwise.
+MAX_POINTS = 10_000
 
 
 def _range(*args: int) -> list[int]:
@@ -190,9 +193,6 @@ def _range(*args: int) -> list[int]:
 
 _FUNCS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "int": int, "float": float, "round": round,
                                          "abs": abs, "range": _range}
-MAX_INT_BITS = 256
-# More points than this is a mistake more often than a study; --max-points says otherwise.
-MAX_POINTS = 10_000
 
 
 def _dotted(node: ast.AST) -> str | None:
