@@ -6,6 +6,12 @@ tests/test_gem5_fixtures.py fails until then):
     gem5-quickstart/   examples/quickstart-gem5.toml (two 1-CPU hosts)
     gem5-smp/          examples/smp-gem5.toml (two 4-CPU hosts)
     gem5-switched/     examples/switched-gem5.toml (3 clients into 1 server through a switch)
+    gem5-switched-per-host/
+                       that spec with a gem5 process per host (dist-gem5), without gem5's
+                       own files
+    gem5-jumbo-two-nics/
+                       examples/jumbo-two-nics-gem5.toml (UP kernel, MTU 9000, 2 NICs a host,
+                       2 clients into 1 server through a switch per NIC index)
     gem5-dca/          examples/dca-gem5.toml (integrated NIC, DMA into a shared L3)
     gem5-mrrs-512/     examples/pcie-read-request-gem5.toml, its first point (512 B reads)
     gem5-mrrs-4096/    its second point (4096 B reads)
@@ -67,12 +73,17 @@ class Fixture(NamedTuple):
     # own files (stats.txt, PC samples, config.ini), as a study keeps its
     # results: some 7 MB a run otherwise, and no test reads them.
     engine_files: bool = True
+    # experiment.processes where the spec's own is not the fixture's.
+    processes: str | None = None
 
 
 EXAMPLES = REPO / "examples"
 FIXTURES = {"gem5-quickstart": Fixture(EXAMPLES / "quickstart-gem5.toml"),
             "gem5-smp": Fixture(EXAMPLES / "smp-gem5.toml"),
             "gem5-switched": Fixture(EXAMPLES / "switched-gem5.toml"),
+            "gem5-switched-per-host": Fixture(EXAMPLES / "switched-gem5.toml", engine_files=False,
+                                              processes="per-host"),
+            "gem5-jumbo-two-nics": Fixture(EXAMPLES / "jumbo-two-nics-gem5.toml"),
             "gem5-dca": Fixture(EXAMPLES / "dca-gem5.toml"),
             "gem5-mrrs-512": Fixture(EXAMPLES / "pcie-read-request-gem5.toml", 0),
             "gem5-mrrs-4096": Fixture(EXAMPLES / "pcie-read-request-gem5.toml", 1),
@@ -88,8 +99,13 @@ FIXTURES = {"gem5-quickstart": Fixture(EXAMPLES / "quickstart-gem5.toml"),
 FIXTURE_DIR = REPO / "tests" / "fixtures"
 
 
-def make(name: str, spec_path: Path, point: int | None, engine_files: bool) -> None:
+def make(name: str, spec_path: Path, point: int | None, engine_files: bool,
+         processes: str | None) -> None:
     spec = specs.load(spec_path) if point is None else sweep.load(spec_path).points[point].spec
+    if processes:
+        d = spec.to_dict()
+        d["experiment"]["processes"] = processes
+        spec = specs.from_dict(d)
     out = FIXTURE_DIR / name
     engine = engines.get("gem5")
     if sampled(spec.experiment) and engine_files:
@@ -135,6 +151,7 @@ def make(name: str, spec_path: Path, point: int | None, engine_files: bool) -> N
     arts = run.resolve_artifacts(spec, progress=print, build=False)
     boot = json.loads(engine.checkpoint(spec, arts).meta.read_text())
     provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
+                  **({"processes": processes} if processes else {}),
                   "gem5_version": record["engine"]["version"],
                   "configs_digest": engine.provenance([spec])["configs_digest"],
                   "run_id": record["run_id"],

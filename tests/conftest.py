@@ -71,3 +71,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         first[item.path] = min(first.get(item.path, 2), rank(item))
     items.sort(key=lambda item: first[item.path])
+
+
+
+# What `make test` says while it runs, not only in its summary: CI stops a
+# suite that outlives its limit, and then prints neither the failures nor
+# the durations, only dots. A failure is named when it happens, and so is a
+# long phase of a test (a module's boot is its first test's setup), with its
+# time, in the order they end.
+LONG_PHASE_S = 120
+
+
+class _Announcer:
+    def __init__(self, terminal) -> None:
+        self.terminal = terminal
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            why = crash.message if crash else (str(report.longrepr).strip().splitlines() or [""])[-1]
+            self.terminal.write_line(f"\nFAILED {report.nodeid} ({report.when}): {why[:300]}")
+        elif report.duration > LONG_PHASE_S:
+            self.terminal.write_line(f"\n{report.duration:.0f} s {report.nodeid} ({report.when})")
+
+
+@pytest.hookimpl(trylast=True)  # after the terminal reporter is registered
+def pytest_configure(config: pytest.Config) -> None:
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None:
+        config.pluginmanager.register(_Announcer(terminal), "g5net-announcer")

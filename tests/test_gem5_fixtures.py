@@ -119,6 +119,25 @@ def test_config_ini_puts_the_nic_on_pcie():
     assert summary["client"]["cpu_types"] == ["BaseTimingSimpleCPU"]
 
 
+def test_an_integrated_nic_restored_the_quickstarts_boot_and_moved_its_dma_on_chip():
+    """examples/dca-gem5.toml (the NIC on chip, DMA into a shared L3) restored
+    the checkpoint the quickstart booted into: where the NIC attaches and the
+    caches below the L1s are not part of a boot. Its stream crossed both NICs."""
+    dca = RunDir(FIXTURES / "gem5-dca")
+    assert dca.read_run()["timings"]["boot_s"] == {}, "the run booted instead of restoring"
+    boots = [json.loads((rd.path / "provenance.json").read_text())["boot"] for rd in (dca, FIXTURE)]
+    # One boot, whatever the session that made each fixture: gem5 is deterministic.
+    assert [(b["sim_seconds"], b["insts"]) for b in boots] == [(boots[1]["sim_seconds"], boots[1]["insts"])] * 2
+    spec = specs.from_dict(json.loads(dca.spec_json.read_text()))
+    summary = system.summarise(system.read(dca.m5out / "config.ini"), board_names(spec))
+    for h in spec.hosts:
+        assert [p["object"] for p in summary[h.name]["nics"][0]["dma_path"]] == \
+            ["dma_buffers", "cache_hierarchy.l3bus"], h.name
+    stream = next(iter_dumps(dca.stats_txt))
+    for host, direction in (("client", "tx"), ("server", "rx")):
+        assert stream.value(f"{host}.ethernet.EtherDevice.{direction}Packets") > 4_000_000 / 1500
+
+
 def test_a_host_whose_board_is_not_its_name_gets_its_own_gem5_metrics(tmp_path: Path):
     """The fixture's client renamed `client-1`: gem5 cannot name an object that,
     so its statistics live under the board `host_client_1`; run.json's `boards`
