@@ -57,10 +57,12 @@ demo: deps
 	$(G5NET) artifacts build --for $$spec && $(G5NET) run $$spec --engine $$engine --out results
 
 # One pytest worker per core (TEST_WORKERS=0: all in this process), a test file
-# to a worker; tests/conftest.py hands out gem5's files first.
+# to a worker, in the order tests/conftest.py puts them: gem5's files first.
+# (xdist otherwise hands out the files with the most tests first, and the
+# boots started last.)
 TEST_WORKERS ?= auto
 test: lint artifacts
-	$(BIN)/pytest -rs --durations=30 -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -rs --durations=30 -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Settings in pyproject.toml: ruff's rules, mypy on g5net/.
 lint: $(BIN)/.installed

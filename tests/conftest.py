@@ -59,17 +59,28 @@ def cli_run() -> Callable[[Path, Path], tuple[int, dict]]:
 # leaves a core idle for most of its hour. (Groups finer than a file,
 # --dist loadgroup, are lost on pytest 9, whose node ids drop xdist's group
 # suffix: each test would be a group of its own.)
+#
+# xdist hands the files out in turn, so the first two start at once, one on
+# each worker: the two boots the most files wait on (the per-host quickstart's,
+# the quickstart's), rather than two files that wait on one boot while a core
+# idles (ten minutes of CI's when it went so).
+BOOTS_FIRST = ("test_gem5_per_host.py", "test_gem5_run.py")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files that run gem5, then other slow ones, first: the longest work is
-    handed out while the other worker still has plenty to do, not started last."""
+    """BOOTS_FIRST, other files that run gem5, then other slow ones, first:
+    the longest work is handed out while the other worker still has plenty
+    to do, not started last."""
     def rank(item: pytest.Item) -> int:
+        if item.path.name in BOOTS_FIRST:
+            return BOOTS_FIRST.index(item.path.name)
         gem5 = item.get_closest_marker("gem5") or "gem5_engine" in getattr(item, "fixturenames", ())
-        return 0 if gem5 else 1 if item.get_closest_marker("slow") else 2
+        return len(BOOTS_FIRST) + (0 if gem5 else 1 if item.get_closest_marker("slow") else 2)
 
     first: dict[Path, int] = {}
     for item in items:
-        first[item.path] = min(first.get(item.path, 2), rank(item))
+        first[item.path] = min(first.get(item.path, len(BOOTS_FIRST) + 2), rank(item))
     items.sort(key=lambda item: first[item.path])
 
 

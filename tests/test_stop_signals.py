@@ -160,15 +160,10 @@ def test_a_stopped_qemu_sweep_leaves_nothing_and_resumes(tmp_path: Path):
 @pytest.mark.gem5
 def test_a_stopped_gem5_run_leaves_nothing_and_runs_again(gem5_engine, tmp_path: Path):
     """The same on gem5's quickstart, ten seconds into a gem5 process's life
-    (the measured phase where its boot checkpoint exists, else the boot), with
-    smoke-sized workloads so that the run again is short (the boot is shared)."""
-    text = (EXAMPLES / "quickstart-gem5.toml").read_text()
-    for old, new in (("bytes = 4000000", "bytes = 250000"), ("max_bytes = 4096", "max_bytes = 256")):
-        assert old in text
-        text = text.replace(old, new)
-    spec, out = tmp_path / "quickstart-smoke.toml", tmp_path / "runs"
-    spec.write_text(text)
-    cmd = G5NET + ["run", str(spec), "--out", str(out)]
+    (the measured phase where its boot checkpoint exists, else the boot), and
+    again ten seconds into the next run's."""
+    out = tmp_path / "runs"
+    cmd = G5NET + ["run", str(EXAMPLES / "quickstart-gem5.toml"), "--out", str(out)]
     first_seen: list[float] = []
 
     def gem5_running(pid: int) -> bool:
@@ -179,6 +174,10 @@ def test_a_stopped_gem5_run_leaves_nothing_and_runs_again(gem5_engine, tmp_path:
 
     done, started = _stop_when(cmd, gem5_running, signal.SIGTERM, timeout_s=3600)
     _check_stopped(done, started, out, signal.SIGTERM, "run")
-    again = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=3600)
-    assert again.returncode == 0, again.stderr
-    assert json.loads(again.stdout)["status"] == "done"
+    # It runs again: gem5 starts from what the first left (its checkpoint
+    # restores, or the boot starts over) and runs ten seconds, then stops as
+    # cleanly. (Run to the end, the second run cost CI ten minutes; that a
+    # restored run ends done is test_gem5_run.py's.)
+    first_seen.clear()
+    done, started = _stop_when(cmd, gem5_running, signal.SIGTERM, timeout_s=3600)
+    _check_stopped(done, started, out, signal.SIGTERM, "run")

@@ -50,14 +50,12 @@ def _variant(cli_run, tmp: Path, name: str, replace: dict[str, str], extra: str 
 def udp(cli_run, tmp_path_factory) -> RunDir:
     """The multi-NIC study's shape: a UDP stream over 2 NICs, two processes
     per NIC, each pinned to its own CPU (pin_each), measured as windows. Its
-    clients are stopped after the windows: duration_s is only their limit,
-    and generous, as an emulated guest whose CPUs pace four iperf clients
-    wakes late from its sleeps (a 250 ms window took 0.9 s of its clock on
-    two busy host cores)."""
+    clients are stopped after the windows: the example's duration_s is only
+    their limit."""
     return _variant(cli_run, tmp_path_factory.mktemp("udp"), "steady-udp", {
         "cores = 1": "cores = 2", "mtu = 1500": "mtu = 1500\ncount = 2",
         'protocol = "tcp"': 'protocol = "udp"\nudp_mbps = 20\ninstances = 2\npin_each = true',
-        "duration_s = 2 ": "duration_s = 10 ", "msg_bytes = 131072": "msg_bytes = 1470"})
+        "msg_bytes = 131072": "msg_bytes = 1470"})
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +72,7 @@ def test_many_tcp_connections_shake_hands_once_and_are_all_in_every_window(cli_r
     busybox sh, grep and /proc/net/tcp): every process then carries bytes,
     and so does every window."""
     rd = _variant(cli_run, tmp_path, "steady-many", {
-        'protocol = "tcp"': 'protocol = "tcp"\ninstances = 3\nstreams = 2', "duration_s = 2 ": "duration_s = 10 "})
+        'protocol = "tcp"': 'protocol = "tcp"\ninstances = 3\nstreams = 2'})
     assert rd.job_script("server").read_text().count(" nc -l -p ") == 1
     results = _json(rd.results_json)
     for host in ("client", "server"):
@@ -97,8 +95,12 @@ def test_every_window_of_every_repeat_is_measured_on_both_hosts(steady: RunDir):
         for host in ("server", "client"):
             got = results[host]["workloads"]["stream"]
             assert len(got["windows"]) == 4
-            # 250 ms each by the guest's clock (10 ms ticks), the snapshots' own time on top.
-            assert all(0.24 <= w["elapsed_s"] <= 0.4 for w in got["windows"]), got["windows"]
+            # 250 ms each by the guest's clock (10 ms ticks), the snapshots' own
+            # time on top: an emulated guest on busy host cores wakes late from
+            # its sleeps (0.29-0.44 s on 2 cores, the other running gem5; up
+            # to 0.97 s with more beside), so at most 4 windows' time.
+            assert all(0.24 <= w["elapsed_s"] <= 1.0 for w in got["windows"]), \
+                [w["elapsed_s"] for w in got["windows"]]
             m = metrics["hosts"][host]["stream"]
             assert m["n_windows"] == 4 and len(m["per_window"]) == 4
             for name in ("throughput_mbps", "wire_sent_mbps", "wire_received_mbps", "cpu_util",
