@@ -221,7 +221,8 @@ def test_a_per_host_run_is_one_slurm_job_of_a_task_per_host(slurm_cluster, gem5_
     spec = tmp_path / "per-host.toml"
     spec.write_text(per_host_smoke())
     out = tmp_path / "sweep"
-    done = _g5net("sweep", str(spec), "--out", str(out), "--runner", "slurm", timeout_s=3600)
+    # Past the run's own hour (per_host_smoke), so that the run says why it stopped.
+    done = _g5net("sweep", str(spec), "--out", str(out), "--runner", "slurm", timeout_s=4200)
     assert done.returncode == 0, done.stderr + slurm_cluster.logs()
     sd = SweepDir(out)
     [job] = json.loads(sd.slurm_jobs.read_text())
