@@ -3,11 +3,13 @@ clients stream into one server at once, one of them over a 1 Gbit/s link
 where the others have 10, and the switch adds 1 us of its own. Checked on the
 committed fixture (tests/fixtures/gem5-switched/, made by
 scripts/gem5_fixtures.py from the committed configs, and made again whenever
-they change: tests/test_gem5_fixtures.py fails until then). A live switched
-run in one process is tests/test_gem5_variants.py's (three hosts, two
-switches); through per-host processes, tests/test_gem5_per_host.py's. A live
-run of this four-host spec would add a boot of its own (some ten minutes of
-CI) to check what those two and this fixture check already."""
+they change: tests/test_gem5_fixtures.py fails until then). Three hosts and
+two switches in one process are the committed gem5-jumbo-two-nics run's
+(tests/test_gem5_variants.py), this spec through per-host processes
+gem5-switched-per-host's; live, a switch process joins the per-host
+quickstart's two hosts (tests/test_gem5_per_host.py). A live run of this
+four-host spec would add a boot of its own (10-20 minutes of CI) to check
+what those and this fixture check already."""
 
 from __future__ import annotations
 
