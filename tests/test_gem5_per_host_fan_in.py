@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_gem5_per_host import TOLERANCE
 
 from g5net.engines.gem5.dist import SWITCH
 from g5net.runs.rundir import RunDir
@@ -23,8 +24,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PER_HOST_FAN_IN = RunDir(FIXTURES / "gem5-switched-per-host")
 ONE_PROCESS_FAN_IN = RunDir(FIXTURES / "gem5-switched")
 FAN_IN_BYTES = 2_000_000  # each client's, in examples/switched-gem5.toml
-# How far the per-host run may be from the one-process run on what both measure.
-TOLERANCE = 0.05
 
 
 def test_a_4_host_fan_in_ran_through_the_switch_process():
