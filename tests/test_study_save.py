@@ -12,6 +12,7 @@ import pytest
 from g5net.artifacts import cache
 from g5net.errors import G5netError
 from g5net.metrics import derive as run_metrics
+from g5net.model import specs
 from g5net.runs import record as run_record
 from g5net.study import results
 from g5net.study.builtin import Study
@@ -115,3 +116,27 @@ def test_committed_records_name_no_machine_folders():
     with_stats = sorted(repo.glob("tests/fixtures/gem5-*/m5out/stats.txt"))
     assert [c.parent for c in configs] == [s.parent for s in with_stats] and len(configs) >= 6
     assert found == {}
+
+
+def test_a_save_that_changes_nothing_keeps_the_date_it_was_saved(tmp_path, gem5_runs):
+    """`scripts/study_in_background.sh` saves every few minutes: a save of the
+    same runs leaves provenance.json as it was, so it makes no commit; one
+    more run dates the save anew."""
+    study = _study(tmp_path)
+    results.save(study, "quick", gem5_runs)
+    provenance = study.results("quick") / results.PROVENANCE
+    first = json.loads(provenance.read_text())
+    first["saved"] = "2020-01-01T00:00:00+00:00"
+    provenance.write_text(json.dumps(first))
+    results.save(study, "quick", gem5_runs)
+    assert json.loads(provenance.read_text()) == first
+    first_run = next(gem5_runs.glob("*/run.json"))
+    ran_on = {k: v for k, v in json.loads(first_run.read_text()).items() if k in ("engine", "artifacts")}
+    other = quickstart_spec().to_dict()
+    other["experiment"]["name"] = "toy-other"
+    rd = make_run(gem5_runs, specs.from_dict(other), ran_on=ran_on)
+    rd.m5out.mkdir()
+    rd.stats_txt.touch()
+    results.save(study, "quick", gem5_runs)
+    again = json.loads(provenance.read_text())
+    assert again["runs"] == 2 and again["saved"] != first["saved"]

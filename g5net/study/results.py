@@ -95,12 +95,30 @@ def save(study: Study, scale: str, source: Path) -> int:
             metrics = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd,
                                           record.get("boards"))
             atomic.write_json(dest / rd.metrics_json.name, metrics)
-        atomic.write_json(tmp / PROVENANCE, {
+        provenance = {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
-            **engines.get("gem5").provenance(run_specs), "runs": len(found),
-            **points,
-            "saved": datetime.now(timezone.utc).isoformat(timespec="seconds")})
+            **engines.get("gem5").provenance(run_specs), "runs": len(found), **points}
+        provenance["saved"] = _saved_before(study.results(scale), tmp, provenance) \
+            or datetime.now(timezone.utc).isoformat(timespec="seconds")
+        atomic.write_json(tmp / PROVENANCE, provenance)
     return len(found)
+
+
+def _saved_before(committed: Path, staged: Path, provenance: dict) -> str | None:
+    """When the committed results were saved, where this save changes nothing
+    of them (a scale saved every few minutes while it runs): their date stays,
+    so that a save adds no commit of its own."""
+    try:
+        before = json.loads((committed / PROVENANCE).read_text())
+    except (OSError, ValueError):
+        return None
+    old, new = _run_files(committed), _run_files(staged)
+    same = old.keys() == new.keys() and all(old[k].read_bytes() == new[k].read_bytes() for k in new)
+    return before.get("saved") if same and {**before, "saved": None} == {**provenance, "saved": None} else None
+
+
+def _run_files(results: Path) -> dict[Path, Path]:
+    return {p.relative_to(results): p for p in results.rglob("*") if p.is_file() and p.name != PROVENANCE}
 
 
 def label(study: Study, scale: str) -> str:
