@@ -145,3 +145,15 @@ def test_an_accepted_word_never_reaches_an_owned_option_or_leaves_the_run_direct
         assert name not in gem5_args.OWNED
         if name in gem5_args.FILES:
             assert not value.startswith("/") and ".." not in value.split("/")
+
+
+def test_a_trace_beside_program_counter_samples_is_refused_before_the_run_begins(tmp_path):
+    """The samples are gem5's debug trace, so a run cannot have both: the
+    spec's error (exit 2), with no run directory left behind as a failed run."""
+    spec = REPO / "examples" / "steady-state-sizes-gem5.toml"
+    got = subprocess.run([sys.executable, "-m", "g5net.cli", "run", str(spec), "--out", str(tmp_path / "runs"),
+                          "--gem5-arg=--debug-flags=EthernetIntr"], capture_output=True, text=True, cwd=REPO)
+    assert got.returncode == 2, got.stderr
+    assert "experiment.pc_sample_us: the samples are gem5's debug trace; drop " \
+           "--debug-flags=EthernetIntr from the gem5 arguments" in got.stderr
+    assert not list((tmp_path / "runs").glob("*"))

@@ -185,7 +185,16 @@ class Gem5Engine(Engine):
         return cls(args=options.gem5_args)
 
     def check_spec(self, spec: Spec) -> None:
+        """The spec's own checks, and those of the spec with this engine's
+        --gem5-arg flags: made before a run has a directory."""
         check_spec(spec)
+        traced = [a for a in self._args if a.startswith("--debug-")]
+        if spec.experiment.pc_sample_us and traced:
+            # The samples are the trace: another flag's lines would be lost in
+            # it, and --debug-start/--debug-end switch all tracing.
+            raise Gem5Error(f"experiment.pc_sample_us: the samples are gem5's debug trace; drop "
+                            f"{' '.join(traced)} from the gem5 arguments, or trace in a run "
+                            f"without sampling")
 
     def resources(self, spec: Spec) -> Resources:
         guest_mb = sum(h.memory_mb for h in spec.hosts)
@@ -247,14 +256,7 @@ class Gem5Engine(Engine):
         if spec.experiment.pc_sample_us and build.binary.name == FAST:
             raise Gem5Error(f"experiment.pc_sample_us: {build.binary} has no instruction trace to "
                             f"sample (gem5.fast compiles it out); point {ENV_BINARY} at gem5.opt")
-        traced = [a for a in self._args if a.startswith("--debug-")]
-        if spec.experiment.pc_sample_us and traced:
-            # The samples are the trace: another flag's lines would be lost in
-            # it, and --debug-start/--debug-end switch all tracing.
-            raise Gem5Error(f"experiment.pc_sample_us: the samples are gem5's debug trace; drop "
-                            f"{' '.join(traced)} from the gem5 arguments, or trace in a run "
-                            f"without sampling")
-        check_spec(spec)
+        self.check_spec(spec)
         return build
 
     def checkpoint(self, spec: Spec, artifacts: Artifacts) -> Checkpoint:
