@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from g5net.guest.protocol import BEGIN, END
-from g5net.workloads.proc import parse_snmp
+from g5net.metrics import guest
+from g5net.workloads.proc import parse_snmp, parse_softnet, roi_deltas
 from g5net.workloads.results import extract_block, host_results, workload_errors
 from g5net.runs.rundir import RunDir
 from g5net.model.specs import from_dict
@@ -39,6 +40,66 @@ def test_snmp_fields_do_not_depend_on_which_icmp_types_were_seen():
     assert after["Icmp.InDestUnreachs"] == 1
     assert after["Tcp.OutSegs"] - before["Tcp.OutSegs"] == 11
     assert after["Ip.InDelivers"] == 19
+
+
+# /proc/net/softnet_stat of a 2-CPU Linux 6.1 guest (net/core/net-procfs.c):
+# processed, dropped, time_squeeze, six zeros, cpu_collision, received_rps,
+# flow_limit_count, backlog length, CPU index; in hexadecimal.
+SOFTNET = ("0000a5f0 00000000 00000011 00000000 00000000 00000000 00000000 00000000 "
+           "00000000 00000000 00000000 00000000 00000000 00000000\n"
+           "00001000 0000002a 00000003 00000000 00000000 00000000 00000000 00000000 "
+           "00000000 00000000 00000777 00000000 00000000 00000001\n")
+
+
+def test_softnet_counts_are_hexadecimal_and_summed_over_cpus():
+    assert parse_softnet(SOFTNET) == {"processed": 0xa5f0 + 0x1000, "dropped": 0x2a,
+                                      "time_squeeze": 0x11 + 3}
+
+
+# The server of a real gem5 stream (g5_snapshot's seven files before and after it).
+WHOLE_LIFE = RunDir(Path(__file__).parent / "fixtures" / "gem5-whole-life")
+
+
+def _server_items() -> dict[str, str]:
+    return extract_block(WHOLE_LIFE.console("server").read_text())["items"]
+
+
+def _with(netstat: str, field: str, value: int) -> str:
+    """`netstat` with TcpExt's `field` set to `value`."""
+    lines = netstat.splitlines()
+    names = lines[0].split()
+    values = lines[1].split()
+    values[names.index(field)] = str(value)
+    return "\n".join([lines[0], " ".join(values), *lines[2:]]) + "\n"
+
+
+def test_a_real_streams_snapshots_give_the_stacks_counters_and_no_drops():
+    roi = roi_deltas(_server_items(), "stream")
+    assert roi["netstat"]["TcpExt.TCPRcvCoalesce"] == 4 and roi["netstat"]["TcpExt.TCPBacklogCoalesce"] == 3
+    # IP saw every packet but one (the ARP); NET_RX handed the stack 483
+    # of them, GRO having merged the rest.
+    assert roi["netstat"]["IpExt.InNoECTPkts"] == roi["rx_packets"] - 1 == 11886
+    assert roi["softnet_stat"] == {"processed": 483, "dropped": 0, "time_squeeze": 0}
+    assert guest.region(roi)["stack_drops"] == 0
+
+
+def test_drops_below_the_nic_are_the_backlogs_and_tcps_receive_drops():
+    items = _server_items()
+    after = items["stream.after.netstat"]
+    for field, n in [("TCPBacklogDrop", 2), ("TCPOFODrop", 1), ("TCPRcvQDrop", 2), ("PruneCalled", 4)]:
+        after = _with(after, field, n)
+    items["stream.after.netstat"] = after
+    items["stream.after.softnet_stat"] = items["stream.after.softnet_stat"].replace(
+        "000001e3 00000000", "000001e3 00000003")
+    # PruneCalled is a pruning, not a drop.
+    assert guest.region(roi_deltas(items, "stream"))["stack_drops"] == 3 + 2 + 1 + 2
+
+
+def test_snapshots_without_netstat_have_no_stack_drop_figure():
+    """Windows recorded before g5_window_snap read /proc/net/netstat keep their figures."""
+    items = {k: v for k, v in _server_items().items() if not k.endswith(("netstat", "softnet_stat"))}
+    roi = roi_deltas(items, "stream")
+    assert "netstat" not in roi and guest.region(roi)["stack_drops"] is None
 
 
 # ------------------------------------------------------------ several NICs

@@ -1,10 +1,10 @@
-# g5_window_snap TAG: the /proc counters of g5_snapshot that a region's
-# figures use, and /proc/uptime, into TAG.proc, each file under a "==> FILE
-# <==" line: one process, where g5_snapshot starts seven, since under gem5
-# every process started inside a window is work the window measures.
+# g5_window_snap TAG: the /proc files of g5_snapshot, and /proc/uptime, into
+# TAG.proc, each file under a "==> FILE <==" line: one process, where
+# g5_snapshot starts seven, since under gem5 every process started inside a
+# window is work the window measures.
 g5_window_snap() {
 	head -n 100000 /proc/uptime /proc/stat /proc/interrupts /proc/softirqs /proc/net/snmp \
-		/proc/net/dev >"$G5_OUT/$1.proc"
+		/proc/net/netstat /proc/net/dev /proc/net/softnet_stat >"$G5_OUT/$1.proc"
 }
 # g5_windows_arm DELAY_NS WINDOW_NS: gem5's statistics reset now, then dumped
 # DELAY_NS from now and every WINDOW_NS after that, without another reset:

@@ -60,7 +60,24 @@ def region(roi: dict[str, Any]) -> dict[str, Any]:
         # NIC's receive drops and overruns (missed packets, FIFO overflows).
         tcp_retrans=roi.get("snmp", {}).get("Tcp.RetransSegs"),
         rx_dropped=sum(d["rx_drop"] + d["rx_fifo"] for d in roi.get("netdev", {}).values()),
+        stack_drops=_stack_drops(roi),
     )
+
+
+# TcpExt counters of received segments TCP threw away for want of room: the
+# socket's backlog full while its owner held it, no receive memory for the
+# in-order or out-of-order queue, a window closed to zero (net/ipv4/tcp_input.c,
+# tcp_ipv4.c).
+TCP_RECEIVE_DROPS = ("TCPBacklogDrop", "TCPRcvQDrop", "TCPOFODrop", "TCPZeroWindowDrop")
+
+
+def _stack_drops(roi: dict[str, Any]) -> int | None:
+    """Packets the kernel dropped after the NIC delivered them (None where the
+    snapshots lack /proc/net/netstat and softnet_stat)."""
+    if "netstat" not in roi or "softnet_stat" not in roi:
+        return None
+    return roi["softnet_stat"]["dropped"] + sum(roi["netstat"].get(f"TcpExt.{c}", 0)
+                                                 for c in TCP_RECEIVE_DROPS)
 
 
 # What the guest measured over its own clock (10 ms ticks of /proc): kept as
@@ -141,6 +158,12 @@ METRICS: tuple[RunMetric, ...] = (
                                    "packets lost on the way"),
     _guest("rx_dropped", "count", "received packets the host's NICs dropped or overran "
                                   "(/proc/net/dev rx drop + fifo)"),
+    _guest("stack_drops", "count", "received packets the kernel dropped after the NIC delivered "
+                                   "them: a CPU's backlog full (/proc/net/softnet_stat dropped, "
+                                   "net.core.netdev_max_backlog) or TCP out of room (TcpExt "
+                                   + ", ".join(TCP_RECEIVE_DROPS) + "); none where the "
+                                   "snapshots lack those files (windowed runs recorded before "
+                                   "they were added)"),
     _guest("cpu_us_per_pkt", "us/pkt", "busy CPU time per packet: gem5's where gem5 ran, else "
                                        "/proc/stat's user, system, irq and softirq time"),
     _guest("system_pct", "%", "the kernel's share of all CPUs' time, idle included (/proc/stat "

@@ -11,6 +11,9 @@ from ..guest.protocol import USER_HZ
 from . import windows
 
 PROC_FILES = ("stat", "interrupts", "softirqs", "snmp", "dev")
+# Snapshot files a region's figures use where they are there: runs recorded
+# before g5_window_snap read them have neither.
+OPTIONAL_FILES = ("netstat", "softnet_stat")
 
 
 def parse_stat(text: str) -> dict[str, Any]:
@@ -56,7 +59,8 @@ def parse_softirqs(text: str) -> dict[str, int]:
 
 
 def parse_snmp(text: str) -> dict[str, int]:
-    """`/proc/net/snmp` as `Proto.Field` -> value (header line, then values line).
+    """`/proc/net/snmp` as `Proto.Field` -> value (header line, then values
+    line); `/proc/net/netstat` (TcpExt, IpExt) has the same form.
 
     The IcmpMsg rows are left out: Linux lists only the ICMP types seen so far, so their
     fields would come and go between runs of one sweep point and change a sweep's table
@@ -85,6 +89,18 @@ def parse_netdev(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def parse_softnet(text: str) -> dict[str, int]:
+    """`/proc/net/softnet_stat`, all CPUs together: packets processed, packets
+    dropped because the CPU's backlog was full (net.core.netdev_max_backlog),
+    and NET_RX runs that ended with work left (budget or time exhausted). One
+    line a CPU, hexadecimal columns in that order (net/core/net-procfs.c)."""
+    out = {"processed": 0, "dropped": 0, "time_squeeze": 0}
+    for line in text.splitlines():
+        for key, col in zip(out, line.split()):
+            out[key] += int(col, 16)
+    return out
+
+
 def _delta(before: Any, after: Any) -> Any:
     if isinstance(after, dict):
         return {k: _delta(before.get(k, 0) if isinstance(before, dict) else 0, v)
@@ -97,7 +113,8 @@ def roi_deltas(items: dict[str, str], name: str) -> dict[str, Any]:
     g5_roi_end's snapshots), and rates derived from them."""
     snaps = []
     for when in ("before", "after"):
-        snap = {f: items[f"{name}.{when}.{f}"] for f in PROC_FILES if f"{name}.{when}.{f}" in items}
+        snap = {f: items[f"{name}.{when}.{f}"] for f in PROC_FILES + OPTIONAL_FILES
+                if f"{name}.{when}.{f}" in items}
         if f"{name}.uptime.{when}" in items:
             snap["uptime"] = items[f"{name}.uptime.{when}"]
         snaps.append(snap)
@@ -118,7 +135,8 @@ def window_deltas(items: dict[str, str], name: str, first: int, last: int) -> di
 
 # g5_window_snap's files, by the name each has in a g5_snapshot.
 _HEADS = {"/proc/uptime": "uptime", "/proc/stat": "stat", "/proc/interrupts": "interrupts",
-          "/proc/softirqs": "softirqs", "/proc/net/snmp": "snmp", "/proc/net/dev": "dev"}
+          "/proc/softirqs": "softirqs", "/proc/net/snmp": "snmp", "/proc/net/dev": "dev",
+          "/proc/net/netstat": "netstat", "/proc/net/softnet_stat": "softnet_stat"}
 
 
 def split_heads(text: str) -> dict[str, str]:
@@ -135,16 +153,19 @@ def split_heads(text: str) -> dict[str, str]:
 
 
 def deltas(before: dict[str, str], after: dict[str, str], what: str, where: str) -> dict[str, Any]:
-    """Counters between two snapshots (file -> text, PROC_FILES and `uptime`),
-    and rates derived from them; `what` and `where` (its `{f}` the file's
-    name) say in errors whose snapshots they were."""
+    """Counters between two snapshots (file -> text, PROC_FILES, `uptime` and
+    any of OPTIONAL_FILES), and rates derived from them; `what` and `where`
+    (its `{f}` the file's name) say in errors whose snapshots they were."""
     parsers = {"stat": parse_stat, "interrupts": parse_interrupts, "softirqs": parse_softirqs,
-               "snmp": parse_snmp, "dev": parse_netdev}
+               "snmp": parse_snmp, "dev": parse_netdev, "netstat": parse_snmp,
+               "softnet_stat": parse_softnet}
     snap = {}
     for f in PROC_FILES:
         if f not in before or f not in after:
             raise GuestError(f"{what}: missing /proc/{f} snapshot ({where.format(f=f)})")
         snap[f] = _delta(parsers[f](before[f]), parsers[f](after[f]))
+    optional = {f: _delta(parsers[f](before[f]), parsers[f](after[f]))
+                for f in OPTIONAL_FILES if f in before and f in after}
     stat = snap["stat"]
     ncpu = parse_stat(after["stat"])["cpus"]
     ticks = sum(stat["cpu"].values())
@@ -168,7 +189,7 @@ def deltas(before: dict[str, str], after: dict[str, str], what: str, where: str)
         "netdev": eth,
         "rx_packets": sum(d["rx_packets"] for d in eth.values()),
         "tx_packets": sum(d["tx_packets"] for d in eth.values()),
-    }
+    } | optional
 
 
 def _elapsed(before: str | None, after: str | None) -> float | None:
