@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from g5net.engines.gem5.boards import board_names
+from g5net.errors import ArtifactError
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.guest.protocol import STUB_MARK
 from g5net.metrics import derive as run_metrics
 from g5net.model import specs
+from g5net.runners.execute import resolve_artifacts
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
 from g5net.engines.gem5.engine import job_script
@@ -49,6 +51,21 @@ def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     for host in spec.hosts:
         assert rd.job_script(host.name).read_text() == job_script(spec, host), \
             f"{fixture.name}: job-{host.name}.sh is not what g5net writes now: rerun scripts/gem5_fixtures.py"
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("gem5-*")), ids=lambda p: p.name)
+def test_fixtures_booted_the_kernel_and_image_built_now(fixture: Path):
+    """A patch in kernels/ or a package of the image changes what a guest
+    does as much as a config does: a fixture booted another kernel or image
+    no longer shows what a run does."""
+    rd = RunDir(fixture)
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    try:
+        now = resolve_artifacts(spec, progress=lambda _: None, build=False).digests()
+    except ArtifactError as e:
+        pytest.skip(f"the kernel or image is not built here, so today's digests are unknown: {e}")
+    booted = {name: a["digest"] for name, a in rd.read_run()["artifacts"].items()}
+    assert booted == now, f"{fixture.name}: booted {booted}, built now {now}: rerun scripts/gem5_fixtures.py"
 
 
 def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
