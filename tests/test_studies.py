@@ -16,10 +16,11 @@ import sys
 import pytest
 from test_report_figures import server_stream, windowed_study
 
+from g5net import artifacts
 from g5net.analysis import check
 from g5net.artifacts.host import REPO
 from g5net.engines.gem5.config_files import configs_digest
-from g5net.errors import StudyError
+from g5net.errors import ArtifactError, StudyError
 from g5net.model import sweep
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
@@ -93,6 +94,37 @@ def test_committed_results_are_points_of_their_scale_done_by_the_current_configs
     assert 0 < len(runs) <= len(points)
     assert {r.status for r in runs} == {"done"}
     assert {r.name.rsplit("-", 1)[0] for r in runs} == {p.spec.experiment.name for p in points}
+
+
+# Scales saved before kernels/patches/idle-hlt-after-sti.patch, and not yet
+# run again on its kernel: each is run again in a later session (some 1.5 to
+# 2.5 hours of gem5 each), and its entry taken out once its results are saved
+# (the test below fails on a scale named here that booted today's kernel).
+AWAITING_RERUN = {("10gbe", "quick"), ("multi-nic", "quick"), ("netframe", "quick"),
+                  ("niagara2-nic", "quick"), ("niagara2-nic", "medium"), ("sockets", "quick")}
+
+
+def _built_digest(artifact: str) -> str:
+    """Today's digest of `artifact` as run.json names it (`kernel-smp`, `image`)."""
+    if artifact == "image":
+        return artifacts.image(build=False, progress=lambda _: None).digest
+    return artifacts.kernel(artifact.removeprefix("kernel-"), build=False, progress=lambda _: None).digest
+
+
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_committed_results_booted_the_kernel_and_image_built_now(name, scale):
+    """A kernel patch changes what a guest does as much as a config does: a
+    scale whose runs booted another kernel or image is to be run again."""
+    runs = sorted(catalog.load(name).results(scale).glob("*/run.json"))
+    booted = {a: d["digest"] for r in runs for a, d in json.loads(r.read_text())["artifacts"].items()}
+    try:
+        now = {a: _built_digest(a) for a in booted}
+    except ArtifactError as e:
+        pytest.skip(f"the kernel or image is not built here, so today's digests are unknown: {e}")
+    if (name, scale) in AWAITING_RERUN:
+        assert booted != now, f"{name} {scale} ran on today's kernel: take it out of AWAITING_RERUN"
+        pytest.skip("saved before the idle-loop kernel patch (AWAITING_RERUN)")
+    assert booted == now, f"{name} {scale}: its runs booted {booted}, built now {now}: run the scale again"
 
 
 @pytest.mark.parametrize("name, scale", COMMITTED)
