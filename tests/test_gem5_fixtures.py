@@ -36,11 +36,18 @@ SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 # sessions. scripts/gem5_fixtures.py --only NAME remakes one; then take its
 # name out (the kernel test fails on a remade fixture still named here).
 AWAITING_REMAKE = {
-    "gem5-dca", "gem5-jumbo-two-nics", "gem5-mrrs-4096", "gem5-mrrs-512", "gem5-quickstart",
+    "gem5-dca", "gem5-jumbo-two-nics", "gem5-mrrs-4096", "gem5-mrrs-512",
     "gem5-sampled", "gem5-sampled-o3", "gem5-sampled-warming-0", "gem5-sampled-warming-1",
     "gem5-sampled-warming-2", "gem5-smp", "gem5-steady-16k", "gem5-steady-4k", "gem5-steady-64k",
-    "gem5-steady-state", "gem5-switched", "gem5-switched-per-host", "gem5-whole-life"}
+    "gem5-switched", "gem5-switched-per-host", "gem5-whole-life"}
 AWAITING_REMAKE_WHY = "made before the idle-loop kernel patch and the stack counters (AWAITING_REMAKE)"
+
+
+def skip_unless_remade(*names: str) -> None:
+    """Skip a test that compares fixtures of which some are not yet made again:
+    two kernels' runs differ where one kernel's would not."""
+    if waiting := sorted(set(names) & AWAITING_REMAKE):
+        pytest.skip(f"{', '.join(waiting)}: {AWAITING_REMAKE_WHY}")
 
 
 SMP = RunDir(FIXTURES / "gem5-smp")
@@ -158,6 +165,7 @@ def test_an_integrated_nic_restored_the_quickstarts_boot_and_moved_its_dma_on_ch
     """examples/dca-gem5.toml (the NIC on chip, DMA into a shared L3) restored
     the checkpoint the quickstart booted into: where the NIC attaches and the
     caches below the L1s are not part of a boot. Its stream crossed both NICs."""
+    skip_unless_remade("gem5-dca", "gem5-quickstart")
     dca = RunDir(FIXTURES / "gem5-dca")
     assert dca.read_run()["timings"]["boot_s"] == {}, "the run booted instead of restoring"
     boots = [json.loads((rd.path / "provenance.json").read_text())["boot"] for rd in (dca, FIXTURE)]

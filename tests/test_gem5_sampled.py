@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_gem5_fixtures import skip_unless_remade
 
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import spread
@@ -59,6 +60,7 @@ def stream(rd: RunDir, host: str) -> dict:
 
 
 def test_the_pair_differs_in_the_method_alone():
+    skip_unless_remade(SAMPLED.path.name, CONSECUTIVE.path.name)
     sampled = json.loads(SAMPLED.spec_json.read_text())
     consecutive = json.loads(CONSECUTIVE.spec_json.read_text())
     for d in (sampled, consecutive):
@@ -107,6 +109,7 @@ def test_the_default_warming_is_what_the_windows_need():
     client's instructions per packet lower), beyond noise. Either warming
     alone removes it; the defaults (10 ms functional, 2 ms detailed) agree
     with the consecutive windows in every compared metric."""
+    skip_unless_remade(CONSECUTIVE.path.name, *WARMING.values())
     for (functional, detailed), fixture in WARMING.items():
         spec = json.loads((FIXTURES / fixture / "spec.json").read_text())["experiment"]
         assert (spec["functional_warming_ms"], spec["detailed_warming_ms"]) == (functional, detailed)
