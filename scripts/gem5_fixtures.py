@@ -38,8 +38,8 @@ so that tests open it with RunDir like any run, and keeps what the results tests
 read (run.json, spec.json, results.json, metrics.json, every host's console, the
 job scripts, m5out/stats.txt (a windowed run's windows' dumps) and
 m5out/config.ini, the PC samples where the spec took them) and provenance.json (gem5
-version, configs digest, the boot's record); never checkpoints or images, and
-no machine's own paths: run.json and config.ini name files in g5net's cache
+version, configs digest, kernels/patches digest, the boot's record); never checkpoints
+or images, and no machine's own paths: run.json and config.ini name files in g5net's cache
 as $G5NET_CACHE/... (runs/record.py), config.ini the job scripts as <run dir>/...
 """
 
@@ -153,7 +153,8 @@ def make(name: str, spec_path: Path, point: int | None, engine_files: bool,
     provenance = {"spec": str(spec_path.relative_to(REPO)), "point": point,
                   **({"processes": processes} if processes else {}),
                   "gem5_version": record["engine"]["version"],
-                  "configs_digest": engine.provenance([spec])["configs_digest"],
+                  **{k: v for k, v in engine.provenance([spec]).items()
+                     if k in ("configs_digest", "kernel_patches")},
                   "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")

@@ -16,11 +16,11 @@ import sys
 import pytest
 from test_report_figures import server_stream, windowed_study
 
-from g5net import artifacts
 from g5net.analysis import check
+from g5net.artifacts import kernels
 from g5net.artifacts.host import REPO
 from g5net.engines.gem5.config_files import configs_digest
-from g5net.errors import ArtifactError, StudyError
+from g5net.errors import StudyError
 from g5net.model import sweep
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
@@ -99,32 +99,22 @@ def test_committed_results_are_points_of_their_scale_done_by_the_current_configs
 # Scales saved before kernels/patches/idle-hlt-after-sti.patch, and not yet
 # run again on its kernel: each is run again in a later session (some 1.5 to
 # 2.5 hours of gem5 each), and its entry taken out once its results are saved
-# (the test below fails on a scale named here that booted today's kernel).
+# (the test below fails on a scale named here that records today's patches).
 AWAITING_RERUN = {("10gbe", "quick"), ("multi-nic", "quick"), ("netframe", "quick"),
                   ("niagara2-nic", "quick"), ("sockets", "quick")}
 
 
-def _built_digest(artifact: str) -> str:
-    """Today's digest of `artifact` as run.json names it (`kernel-smp`, `image`)."""
-    if artifact == "image":
-        return artifacts.image(build=False, progress=lambda _: None).digest
-    return artifacts.kernel(artifact.removeprefix("kernel-"), build=False, progress=lambda _: None).digest
-
-
 @pytest.mark.parametrize("name, scale", COMMITTED)
-def test_committed_results_booted_the_kernel_and_image_built_now(name, scale):
+def test_committed_results_booted_kernels_of_todays_patches(name, scale):
     """A kernel patch changes what a guest does as much as a config does: a
-    scale whose runs booted another kernel or image is to be run again."""
-    runs = sorted(catalog.load(name).results(scale).glob("*/run.json"))
-    booted = {a: d["digest"] for r in runs for a, d in json.loads(r.read_text())["artifacts"].items()}
-    try:
-        now = {a: _built_digest(a) for a in booted}
-    except ArtifactError as e:
-        pytest.skip(f"the kernel or image is not built here, so today's digests are unknown: {e}")
+    scale saved before kernels/patches last changed is to be run again
+    (results.check_current refuses it once it records its patches)."""
+    made = results.provenance(catalog.load(name), scale).get("kernel_patches")
+    now = kernels.patches_digest(kernels.patch_paths())
     if (name, scale) in AWAITING_RERUN:
-        assert booted != now, f"{name} {scale} ran on today's kernel: take it out of AWAITING_RERUN"
+        assert made != now, f"{name} {scale} ran on today's patches: take it out of AWAITING_RERUN"
         pytest.skip("saved before the idle-loop kernel patch (AWAITING_RERUN)")
-    assert booted == now, f"{name} {scale}: its runs booted {booted}, built now {now}: run the scale again"
+    assert made == now, f"{name} {scale}: kernels/patches changed since it was saved: run the scale again"
 
 
 @pytest.mark.parametrize("name, scale", COMMITTED)
@@ -250,6 +240,13 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     resampled = _study_cli(studies, "report", "10gbe")
     assert resampled.returncode == 2 and "configs/g5net_sampled.py, which sampled them, has " \
         "changed: rerun `g5net study run 10gbe --scale quick`" in resampled.stderr
+    # Results whose kernels were built with other patches than today's.
+    (committed / results.PROVENANCE).write_text(json.dumps(
+        {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
+         "configs_digest": configs_digest(), "kernel_patches": "0" * 64, "runs": 7}))
+    repatched = _study_cli(studies, "report", "10gbe")
+    assert repatched.returncode == 2 and "and kernels/patches/ has changed: rerun " \
+        "`g5net study run 10gbe --scale quick`" in repatched.stderr
     # A scale without committed results, where another has them.
     no_full = _study_cli(studies, "report", "10gbe", "--scale", "full")
     assert no_full.returncode == 2 and "study 10gbe has no committed results at scale full yet (it " \

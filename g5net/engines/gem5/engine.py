@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ...artifacts import kernels
 from ...artifacts.cache import locked, locked_if_free, locked_unless, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
@@ -334,15 +335,24 @@ class Gem5Engine(Engine):
         return doctor.report()
 
     def provenance(self, specs: Sequence[Spec]) -> dict[str, str]:
-        """The configs the runs executed (with the sampler's, where one sampled)."""
+        """The configs the runs executed (with the sampler's, where one sampled),
+        and the patches their kernels were built with: the part of a kernel
+        this repository decides (its Debian source and compiler are the
+        machine's, as the image's packages are)."""
         sampled = any(s.experiment.pc_sample_us for s in specs)
         return {"configs_digest": configs_digest(),
-                **({"sampled_config_digest": sampled_config_digest()} if sampled else {})}
+                **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
+                "kernel_patches": kernels.patches_digest(kernels.patch_paths())}
 
     def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
         now = configs_digest()
         if provenance["configs_digest"] != now:
             return f"configs/ is now {now[:12]}"
+        # Results saved before the field was recorded are named in the tests
+        # (AWAITING_RERUN) until they are run again.
+        patches = kernels.patches_digest(kernels.patch_paths())
+        if provenance.get("kernel_patches", patches) != patches:
+            return "kernels/patches/ has changed"
         if provenance.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
             return f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
         return None
