@@ -233,20 +233,16 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     assert stale.returncode == 2 and "its committed quick results were made by configs 000000000000, " \
         "and configs/ is now " in stale.stderr and "rerun `g5net study run 10gbe --scale quick`, then " \
         "`g5net study save 10gbe --scale quick`" in stale.stderr
-    # Results sampled by another configs/g5net_sampled.py than today's.
-    (committed / results.PROVENANCE).write_text(json.dumps(
-        {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
-         "configs_digest": configs_digest(), "sampled_config_digest": "0" * 64, "runs": 7}))
-    resampled = _study_cli(studies, "report", "10gbe")
-    assert resampled.returncode == 2 and "configs/g5net_sampled.py, which sampled them, has " \
-        "changed: rerun `g5net study run 10gbe --scale quick`" in resampled.stderr
-    # Results whose kernels were built with other patches than today's.
-    (committed / results.PROVENANCE).write_text(json.dumps(
-        {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
-         "configs_digest": configs_digest(), "kernel_patches": "0" * 64, "runs": 7}))
-    repatched = _study_cli(studies, "report", "10gbe")
-    assert repatched.returncode == 2 and "and kernels/patches/ has changed: rerun " \
-        "`g5net study run 10gbe --scale quick`" in repatched.stderr
+    # Results sampled by another configs/g5net_sampled.py, or whose kernels
+    # had other patches, than today's.
+    for field, said in (("sampled_config_digest", "configs/g5net_sampled.py, which sampled them, has changed"),
+                        ("kernel_patches", "kernels/patches/ has changed")):
+        (committed / results.PROVENANCE).write_text(json.dumps(
+            {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
+             "configs_digest": configs_digest(), field: "0" * 64, "runs": 7}))
+        changed = _study_cli(studies, "report", "10gbe")
+        assert changed.returncode == 2 and f"{said}: rerun `g5net study run 10gbe --scale quick`" \
+            in changed.stderr, field
     # A scale without committed results, where another has them.
     no_full = _study_cli(studies, "report", "10gbe", "--scale", "full")
     assert no_full.returncode == 2 and "study 10gbe has no committed results at scale full yet (it " \
