@@ -108,6 +108,12 @@ def patches_digest(patches: list[Path]) -> str:
     return h.hexdigest()
 
 
+def current_patches_digest() -> str:
+    """patches_digest of kernels/patches as they are now: what gem5 results
+    record as `kernel_patches`, the part of a kernel this repository decides."""
+    return patches_digest(patch_paths())
+
+
 def source_version() -> str:
     out = subprocess.run(["dpkg-query", "-W", "-f=${Status}\t${Version}", SOURCE_PACKAGE],
                          capture_output=True, text=True)

@@ -342,15 +342,15 @@ class Gem5Engine(Engine):
         sampled = any(s.experiment.pc_sample_us for s in specs)
         return {"configs_digest": configs_digest(),
                 **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
-                "kernel_patches": kernels.patches_digest(kernels.patch_paths())}
+                "kernel_patches": kernels.current_patches_digest()}
 
     def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
         now = configs_digest()
         if provenance["configs_digest"] != now:
             return f"configs/ is now {now[:12]}"
-        # Results saved before the field was recorded are named in the tests
-        # (AWAITING_RERUN) until they are run again.
-        patches = kernels.patches_digest(kernels.patch_paths())
+        # Results saved before the field was recorded pass here; the tests
+        # name them (AWAITING_RERUN) until they are run again.
+        patches = kernels.current_patches_digest()
         if provenance.get("kernel_patches", patches) != patches:
             return "kernels/patches/ has changed"
         if provenance.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
