@@ -163,9 +163,12 @@ def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
 def test_a_stream_that_ends_before_its_warm_checkpoints_is_a_clear_error(gem5_engine, tmp_path: Path):
     """The spec refuses a stream too short for its windows; one that ends
     anyway (here: shortened behind the spec's back) fails the fast-forward,
-    naming the checkpoint it did not reach, and leaves no warm checkpoints."""
+    naming the checkpoint it did not reach, and leaves no warm checkpoints.
+    The first checkpoint is 197.5 ms into the stream, well past the 10 ms
+    stream's end: on the idle-loop kernel fix its hosts took longer than
+    17.5 ms to end one (CI reached checkpoint 0 and stopped before 1)."""
     d = specs.load(REPO / "examples" / "sampled-gem5.toml").to_dict()
-    d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=20.0, sample_every_ms=2.0,
+    d["experiment"].update(windows=2, window_ms=1.0, warmup_ms=200.0, sample_every_ms=2.0,
                            functional_warming_ms=2.0, detailed_warming_ms=0.5)
     valid = specs.from_dict(d)
     w = valid.workloads[0]
