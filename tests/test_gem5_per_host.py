@@ -1,13 +1,15 @@
 """Per-host processes on real gem5 (dist-gem5): the gem5 quickstart with a
 gem5 process per host and one for the switch boots into one checkpoint per
-process, restores it, and measures what the one-process run measured; a
-runner killed with `kill -9` leaves no gem5 behind, a resumed sweep takes
-that point up again, and Ctrl-C stops it with every process and the
-switch's port. (The 4-host fan-in is a committed run, checked by
-test_gem5_per_host_fan_in.py: its boot alone took CI 20 minutes.)
+process, restores it and runs a smoke-sized stream to the end, leaving no
+gem5 and no listening port behind; a runner killed with `kill -9` leaves no
+gem5 behind, a resumed sweep takes that point up again, and Ctrl-C stops it
+with every process and the switch's port. (That a per-host run measures
+what a one-process run measures, and the 4-host fan-in, are committed runs,
+checked by test_gem5_per_host_fixtures.py: live, they cost CI 14 and 20
+minutes.)
 
 Needs a gem5 X86 build and the guest artifacts; skipped, with the reason,
-where gem5 is missing. The first test boots (some 10 minutes on 2 cores).
+where gem5 is missing. The first test boots (some 15 minutes on 2 busy cores).
 """
 
 from __future__ import annotations
@@ -31,14 +33,10 @@ from g5net.runners import execute as run
 from g5net.runs import sweepdir
 from g5net.runs.rundir import RunDir
 from g5net.runs.sweepdir import SweepDir
-from g5net.stats import iter_dumps
 
 pytestmark = [pytest.mark.gem5, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[1]
-ONE_PROCESS = RunDir(REPO / "tests" / "fixtures" / "gem5-quickstart")
-# How far the per-host run may be from the one-process run on what both measure.
-TOLERANCE = 0.05
 
 
 def per_host_quickstart() -> str:
@@ -53,56 +51,34 @@ def per_host_quickstart() -> str:
 
 
 def per_host_smoke() -> str:
-    """per_host_quickstart() smoke-sized: a 250 kB stream, NetPIPE to 256 B.
-    It restores the same boot."""
+    """per_host_quickstart() smoke-sized: its stream alone, of 250 kB. It
+    restores the same boot. (A per-host run's host seconds follow its
+    simulated ones at some 0.35 simulated ms a second, whatever its guests
+    do: the per-host quickstart's fixture ran 0.306 simulated s in 881 s, so
+    every workload left out saves its simulated time.)"""
     text = per_host_quickstart()
-    for old, new in (("bytes = 4000000", "bytes = 250000"), ("max_bytes = 4096", "max_bytes = 256")):
-        assert old in text
-        text = text.replace(old, new)
-    return text
+    assert "bytes = 4000000" in text
+    text = text.replace("bytes = 4000000", "bytes = 250000", 1)
+    return text.replace("[experiment]\n", "[experiment]\nworkloads = [\"stream\"]\n", 1)
 
 
 @pytest.fixture(scope="module")
 def per_host_run(gem5_engine, tmp_path_factory: pytest.TempPathFactory) -> RunDir:
-    spec = specs.loads(per_host_quickstart())
+    spec = specs.loads(per_host_smoke())
     return run.execute(spec, tmp_path_factory.mktemp("runs"), progress=lambda line: None)
 
 
-def _nic(stats_txt: Path, boards: dict[str, str]) -> list[dict[str, float]]:
-    return [{f"{host}.{stat}": dump.value(f"{board}.ethernet.EtherDevice.{stat}")
-             for host, board in boards.items() for stat in ("txPackets", "rxPackets", "rxBytes")}
-            for dump in iter_dumps(stats_txt)]
-
-
-def test_per_host_quickstart_measures_what_one_process_measures(per_host_run: RunDir):
+def test_a_per_host_run_ends_done_leaving_no_gem5_and_no_listening_port(per_host_run: RunDir):
     record = per_host_run.read_run()
     assert record["status"] == "done", record.get("failure")
     # Each process's own m5out under its name, the merged stats.txt beside them.
     for name in ("server", "client", SWITCH):
         assert (per_host_run.m5out / name / "config.ini").is_file(), name
     assert per_host_run.host_stats("server").is_file()
-    mine, theirs = (json.loads(p.read_text()) for p in (per_host_run.results_json,
-                                                        ONE_PROCESS.results_json))
-    assert mine.keys() == theirs.keys() == {"server", "client"}
-    stream_mine = mine["client"]["workloads"]["stream"]["throughput_mbps"]
-    stream_theirs = theirs["client"]["workloads"]["stream"]["throughput_mbps"]
-    assert stream_mine == pytest.approx(stream_theirs, rel=TOLERANCE)
-    # The same statistics by the same names; in each region each host's
-    # packets (sent and received) within 5%, and the bytes the hosts received
-    # together. (A stream's few dozen ACKs alone may differ by more: 37
-    # against 39 when measured.)
-    boards = record["boards"]
-    assert boards == json.loads(ONE_PROCESS.run_json.read_text())["boards"]
-    ours, one = _nic(per_host_run.stats_txt, boards), _nic(ONE_PROCESS.stats_txt, boards)
-    assert len(ours) == len(one) == 3  # two regions, gem5's dump at exit
-    for region in range(2):
-        for keys in [[f"{h}.txPackets", f"{h}.rxPackets"] for h in boards] + [
-                [f"{h}.rxBytes" for h in boards]]:
-            mine, theirs = (sum(counts[region][k] for k in keys) for counts in (ours, one))
-            assert mine == pytest.approx(theirs, rel=TOLERANCE), (region, keys, mine, theirs)
-    metrics = json.loads(per_host_run.metrics_json.read_text())
-    plain = json.loads(ONE_PROCESS.metrics_json.read_text())
-    assert metrics["hosts"]["server"]["stream"].keys() == plain["hosts"]["server"]["stream"].keys()
+    results = json.loads(per_host_run.results_json.read_text())
+    assert results["server"]["workloads"]["stream"]["bytes"] == 250_000
+    metrics = json.loads(per_host_run.metrics_json.read_text())["hosts"]
+    assert metrics["server"]["stream"]["nic_rx_pkts"] > 250_000 / 1500
     # Every process is gone, and nothing listens on the switch's port any more
     # (its closed connections linger in TIME_WAIT for a minute, harmlessly).
     assert _gem5_pids(per_host_run.path.parent) == []  # ran under a .tmp- name there
