@@ -103,6 +103,10 @@ def test_a_spec_without_windows_keeps_its_run_id():
     assert identity.spec_digest(specs.loads(windowed())) != identity.spec_digest(plain)
 
 
+# The line that finds a client's iperf before its stream starts (windows._pids).
+PIDS = "i=0; until set -- $(pidof iperf); [ $# -ge 1 ] || [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done; g5_stop=\"$*\""
+
+
 def _region(job: str) -> list[str]:
     return job.split("# workload stream: iperf, 8 windows of 5 ms after 10 ms of warm-up\n")[1].splitlines()
 
@@ -116,18 +120,20 @@ def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
     assert client[0] == server[0] == "iperf -v >/dev/null 2>&1"
     assert client[1].startswith("i=0; until nc 10.0.0.1 35001")
     assert client[2].startswith("g5_capture stream ") and client[2].endswith(" &")
-    assert client[3].startswith("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/tcp")
-    assert client[4] == "g5_windows_arm 10000000 5000000"
+    # The client finds its iperf's PID while the flow connects, for the stop.
+    assert client[3] == PIDS
+    assert client[4].startswith("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/tcp")
+    assert client[5] == "g5_windows_arm 10000000 5000000"
     assert not any("g5_windows_arm" in line for line in server)
     assert server[1].startswith("g5_capture stream ") and server[1].endswith(" &")
     assert server[2].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:0000 0A ' /proc/net/tcp")
     assert server[3] == "timeout 120 nc -l -p 35001 </dev/null >/dev/null"
     assert server[4].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 '")
     # Each host snapshots its counters as the warm-up begins and after the
-    # last window, and sleeps through the windows; then the client stops
-    # iperf, which reports, and its server ends with it.
-    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "g5_window_snap stream.w8",
-                           "killall -INT iperf", "wait"]
+    # last window, and sleeps through the windows; the client stops iperf,
+    # which reports, just before that last snapshot, and its server ends with it.
+    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "kill -INT $g5_stop",
+                           "g5_window_snap stream.w8", "wait"]
     assert server[-3:] == ["g5_window_snap stream.w0", "wait", "g5_window_snap stream.w8"]
     assert "g5_window_snap()" in render(s, s.host("client"))
 
@@ -138,14 +144,14 @@ def test_qemu_snapshots_every_window_edge():
     assert not any("g5_windows_arm" in line for line in lines)
     assert lines[-10:] == ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
                            "\tsleep 0.005", "\tg5_window_snap stream.w$k", "\tk=$((k + 1))", "done",
-                           "killall -INT iperf", "wait"]
+                           "kill -INT $g5_stop", "wait"]
     assert windows.snapshot("stream", 3) == "stream.w3.proc"
 
 
 def test_the_warm_up_counts_from_the_last_connection_of_several_streams():
     s = specs.loads(windowed(**{"duration_s = 0.055": "duration_s = 0.055\nstreams = 2"}))
     client = _region(render(s, s.host("client")))
-    assert client[3].startswith("i=0; until [ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | "
+    assert client[4].startswith("i=0; until [ \"$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | "
                                 "grep -cE ' [0-9A-F]+:1389 01 ')\" -ge 2 ]")
 
 
@@ -158,17 +164,18 @@ def test_a_udp_stream_waits_for_its_flows_in_proc_net_udp_and_keeps_its_own_hand
     assert client[0] == server[0] == "iperf -v >/dev/null 2>&1"
     assert client[1].startswith("{ i=0; until nc 10.0.0.1 35001 ") and " iperf -c 10.0.0.1 " in client[1]
     assert client[1].endswith(" -u -b 1000.0M; } &")
-    assert client[2] == ("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/udp /proc/net/udp6 2>/dev/null "
+    assert client[2] == PIDS
+    assert client[3] == ("i=0; until grep -qE ' [0-9A-F]+:1389 01 ' /proc/net/udp /proc/net/udp6 2>/dev/null "
                          "|| [ $i -ge 120000 ]; do i=$((i + 1)); sleep 0.001; done")
-    assert client[3] == "g5_windows_arm 10000000 5000000"
+    assert client[4] == "g5_windows_arm 10000000 5000000"
     assert server[1].startswith("{ g5_capture stream ") and server[1].endswith("; wait $p; } &")
     assert "grep -q ':1389 ' /proc/net/udp /proc/net/udp6" in server[1] and "nc -l -p 35001 " in server[1]
     assert server[2].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 ' /proc/net/udp /proc/net/udp6 ")
     # One handshake each, no TCP listening wait; then stopped as a TCP stream is.
     assert sum("35001" in line for line in client) == sum("35001" in line for line in server) == 1
     assert not any("/proc/net/tcp" in line for line in client + server)
-    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "g5_window_snap stream.w8",
-                           "killall -INT iperf", "wait"]
+    assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "kill -INT $g5_stop",
+                           "g5_window_snap stream.w8", "wait"]
     assert server[-3:] == ["g5_window_snap stream.w0", "wait", "g5_window_snap stream.w8"]
 
 

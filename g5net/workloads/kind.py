@@ -5,13 +5,20 @@ runs and the parser of what it printed. One concrete kind per module of
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ..errors import SpecError, quoted
 from ..spec import Spec, Workload
 
 if TYPE_CHECKING:
     from .flows import Instance
+
+
+class Stop(NamedTuple):
+    """A signal, and the program whose processes it ends: every one of them on
+    the host, as once `killall -SIGNAL PROGRAM` did."""
+    signal: str
+    program: str
 
 
 class WorkloadKind(abc.ABC):
@@ -61,11 +68,11 @@ class WorkloadKind(abc.ABC):
         warm-up counts from the last (workloads/windows.py)."""
         return 1
 
-    def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
-        """Job lines that end this host's instances once a windowed region is
-        over, each reporting what it measured (workloads/windows.py); [] for
-        a kind whose instances run their whole duration."""
-        return []
+    def stop(self, w: Workload, insts: list[Instance]) -> Stop | None:
+        """How this host's instances are ended once a windowed region is
+        over, each reporting what it measured (workloads/windows.py); None
+        for a kind whose instances run their whole duration."""
+        return None
 
     @abc.abstractmethod
     def command(self, w: Workload, inst: Instance) -> str:

@@ -160,6 +160,7 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
     dumps; `every_edge`: the guest snapshots every window's edge."""
     commands, stop = [kind.command(w, i) for i in insts], kind.stop(w, insts)
     name = w.name
+    signal = [f"kill -{stop.signal} $g5_stop"] if stop else []
     # A kind's own handshake (a UDP iperf's: its server answers once bound)
     # is in its command.
     handshake = not kind.own_handshake(w)
@@ -168,6 +169,8 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
     if handshake:
         lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
     lines += [f"{c} &" for c in commands]
+    if stop and not sampled(e):
+        lines.append(_pids(stop.program, len(insts)))
     if served and handshake:
         lines += [_listening(served)] + [answer_ready(w, i) for i in _first_of_each_peer(served)]
     lines += [_connected(group, kind.connections(w), w.protocol) for group in (served, clients) if group]
@@ -196,8 +199,25 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
         # Other clients than the one that armed the windows wait one window
         # more before they snapshot and stop: their clocks started about when
         # its did (spec.window_span_ms leaves their streams that window).
+        # They signal their flows' end before their last snapshot: under
+        # load each process the job starts takes milliseconds in which the
+        # stream runs on (below).
         windows = e.windows + (0 if arms else 1)
-        lines += [f"g5_window_snap {_tag(name, 0)}",
-                  f"sleep {_seconds(e.warmup_ms + windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
-                  f"g5_window_snap {_tag(name, e.windows)}"]
-    return lines + stop + ["wait"]
+        return lines + [f"g5_window_snap {_tag(name, 0)}",
+                        f"sleep {_seconds(e.warmup_ms + windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
+                        *signal, f"g5_window_snap {_tag(name, e.windows)}", "wait"]
+    return lines + signal + ["wait"]
+
+
+def _pids(program: str, count: int) -> str:
+    """A loop until `count` processes of `program` run, their PIDs then in
+    $g5_stop, for the stop's signal from the shell's own `kill`: found while
+    the flows connect, not after the last window. Under gem5 a loaded guest
+    takes milliseconds for each process its job starts, and a stream runs on
+    meanwhile: at the Niagara 2 medium scale's load (32 connections on 16
+    CPUs, PCIe 1 KiB), after the last window the job's sleep woke 15 ms late,
+    its snapshot took 21 ms and `killall -INT iperf` 64 ms (guest clock
+    stamps), and the stream ran some 100 ms past the windows' 20."""
+    tries = int(CLIENT_RETRY_S / READY_POLL_S)
+    return (f"i=0; until set -- $(pidof {program}); [ $# -ge {count} ] || [ $i -ge {tries} ]; "
+            f"do i=$((i + 1)); sleep {READY_POLL_S}; done; g5_stop=\"$*\"")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GuestError
 from ...spec import Workload
+from ..kind import Stop
 from ..ready import READY_POLL_S, answer_ready, wait_ready
 from ..shell import CLIENT_RETRY_S, pinned, server_limit_s
 from ..stream import StreamKind, amount
@@ -46,11 +47,11 @@ class Iperf(StreamKind):
     def connections(self, w: Workload) -> int:
         return w.streams  # -P: one connection each, no other
 
-    def stop(self, w: Workload, insts: list[Instance]) -> list[str]:
+    def stop(self, w: Workload, insts: list[Instance]) -> Stop | None:
         """A client ends on SIGINT as at the end of its time, and reports
         (checked on 2.1.8); its server then ends with it. iperf3 would
         report an error instead, and its client runs its whole duration."""
-        return ["killall -INT iperf"] if any(not i.serves for i in insts) else []
+        return Stop("INT", "iperf") if any(not i.serves for i in insts) else None
 
     def own_handshake(self, w: Workload) -> bool:
         return w.protocol == "udp"
