@@ -217,7 +217,8 @@ def _pids(program: str, count: int) -> str:
     meanwhile: at the Niagara 2 medium scale's load (32 connections on 16
     CPUs, PCIe 1 KiB), after the last window the job's sleep woke 15 ms late,
     its snapshot took 21 ms and `killall -INT iperf` 64 ms (guest clock
-    stamps), and the stream ran some 100 ms past the windows' 20."""
+    stamps), and the stream ran some 125 ms past 3 windows of 5 ms (gem5's
+    dumps); signalled so, before the snapshot, 37 ms."""
     tries = int(CLIENT_RETRY_S / READY_POLL_S)
     return (f"i=0; until set -- $(pidof {program}); [ $# -ge {count} ] || [ $i -ge {tries} ]; "
             f"do i=$((i + 1)); sleep {READY_POLL_S}; done; g5_stop=\"$*\"")
