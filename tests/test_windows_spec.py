@@ -138,13 +138,19 @@ def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
     assert "g5_window_snap()" in render(s, s.host("client"))
 
 
-def test_qemu_snapshots_every_window_edge():
+def test_qemu_snapshots_every_window_edge_and_stops_once_the_server_has():
+    """Each guest times its windows by its own clock, and two guests' clocks
+    drift apart: a client stops its flows only once its server, after its
+    own last snapshot, answers on the ready port."""
     s = specs.loads(windowed("qemu"))
-    lines = _region(render(s, s.host("client")))
-    assert not any("g5_windows_arm" in line for line in lines)
-    assert lines[-10:] == ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
-                           "\tsleep 0.005", "\tg5_window_snap stream.w$k", "\tk=$((k + 1))", "done",
-                           "kill -INT $g5_stop", "wait"]
+    edges = ["sleep 0.01", "g5_window_snap stream.w0", "k=1", "while [ $k -le 8 ]; do",
+             "\tsleep 0.005", "\tg5_window_snap stream.w$k", "\tk=$((k + 1))", "done"]
+    client, server = _region(render(s, s.host("client"))), _region(render(s, s.host("server")))
+    assert not any("g5_windows_arm" in line for line in client + server)
+    assert client[-11:-3] == server[-10:-2] == edges
+    assert client[-3].startswith("i=0; until nc 10.0.0.1 35001 ")
+    assert client[-2:] == ["kill -INT $g5_stop", "wait"]
+    assert server[-2:] == ["timeout 120 nc -l -p 35001 </dev/null >/dev/null &", "wait"]
     assert windows.snapshot("stream", 3) == "stream.w3.proc"
 
 

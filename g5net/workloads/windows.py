@@ -31,7 +31,9 @@ clock):
   each window by itself (engines/gem5/sampled.py). No host snapshots its
   counters: the windows are gem5's alone.
 - QEMU, which keeps no statistics: each host snapshots its counters at every
-  window's edge, by its own clock, and each window's figures are the guest's.
+  window's edge, by its own clock, and each window's figures are the guest's;
+  a server says when its last snapshot is taken (on the ready port), and
+  only then does its client stop the flows.
 
 Then the job ends its flows where the benchmark reports when interrupted
 (iperf 2: its duration_s is then the longest the stream may run, and the
@@ -195,6 +197,17 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
                   f"\tg5_window_snap {_tag(name, '$k')}",
                   "\tk=$((k + 1))",
                   "done"]
+        # Each host's windows follow its own clock, and two emulated guests
+        # wake late from their sleeps by different amounts (a window of
+        # 250 ms took 0.30-0.46 s on one guest, its peer's windows summing to
+        # 0.1 s more or less): a client that stopped its flows at its own
+        # last window's end left its server's last window partly after the
+        # stream: likely why CI once measured a window of 8.9 Mbit/s among
+        # others of 100-200, once the stop was the shell's own kill, without
+        # killall's fork before it. So a server says on the ready port
+        # when its last snapshot is taken, and a client stops its flows only then.
+        lines += [f"{answer_ready(w, i)} &" for i in _first_of_each_peer(served)]
+        lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
     elif all(i.serves for i in insts):
         # A server's clock started when it saw its flows connect, before its
         # clients saw it: a snapshot after its own span could fall into their
