@@ -81,16 +81,20 @@ def test_a_4_host_fan_in_ran_through_the_switch_process():
     received = results["server"]["workloads"]["stream"]["instances"]
     assert sorted(i["peer"] for i in received) == sorted(clients)
     assert all(i["bytes"] == FAN_IN_BYTES and i["throughput_mbps"] > 0 for i in received)
-    # Each client sends at the one-process run's rate. The server's own
-    # figures are not compared: each of its iperf servers times a 2 MB
+    # The clients send at the one-process run's rate, together. The server's
+    # own figures are not compared: each of its iperf servers times a 2 MB
     # transfer from its first byte, so which client started first sways
     # them: when the per-host job's text grew by 4 bytes (a comment naming
-    # its module), their sum went from 3,603 to 4,941 Mbit/s while every
-    # client's rate moved under 4%.
+    # its module), their sum went from 3,603 to 4,941 Mbit/s. It sways each
+    # client's share of the server too: the two replicas, alike in all but
+    # their start, sent at 933 and 876 Mbit/s in one run (6.5% apart) and at
+    # 906 and 937 in the other, so one client is held to twice the tolerance.
     one = json.loads(ONE_PROCESS_FAN_IN.results_json.read_text())
+    rate = {run: {c: r[c]["workloads"]["stream"]["throughput_mbps"] for c in clients}
+            for run, r in (("per-host", results), ("one", one))}
+    assert sum(rate["per-host"].values()) == pytest.approx(sum(rate["one"].values()), rel=TOLERANCE)
     for client in clients:
-        assert results[client]["workloads"]["stream"]["throughput_mbps"] == pytest.approx(
-            one[client]["workloads"]["stream"]["throughput_mbps"], rel=TOLERANCE), client
+        assert rate["per-host"][client] == pytest.approx(rate["one"][client], rel=2 * TOLERANCE), client
     # The switch was a process of its own, and each host's gem5 counters are
     # in its metrics, read from its own process's statistics.
     assert SWITCH not in results
