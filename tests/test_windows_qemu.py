@@ -68,9 +68,9 @@ def then_latency(cli_run, tmp_path_factory) -> RunDir:
 def test_many_tcp_connections_shake_hands_once_and_are_all_in_every_window(cli_run, tmp_path: Path):
     """The Niagara 2 study's shape, small: 3 iperf processes of 2 connections
     each. The server waits for its 3 ports in one loop and answers one ready
-    handshake (and one more once its windows are over), and each host counts its 6 connections in one loop (real
-    busybox sh, grep and /proc/net/tcp): every process then carries bytes,
-    and so does every window."""
+    handshake (and one more once its windows are over), and each host counts
+    its 6 connections in one loop (real busybox sh, grep and /proc/net/tcp):
+    every process then carries bytes, and so does every window."""
     rd = _variant(cli_run, tmp_path, "steady-many", {
         'protocol = "tcp"': 'protocol = "tcp"\ninstances = 3\nstreams = 2'})
     # One handshake before the stream, one after the server's last window.

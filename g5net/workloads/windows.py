@@ -198,14 +198,15 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
                   "\tk=$((k + 1))",
                   "done"]
         # Each host's windows follow its own clock, and two emulated guests
-        # wake late from their sleeps by different amounts (a window of
-        # 250 ms took 0.30-0.46 s on one guest, its peer's windows summing to
-        # 0.1 s more or less): a client that stopped its flows at its own
-        # last window's end left its server's last window partly after the
-        # stream: likely why CI once measured a window of 8.9 Mbit/s among
-        # others of 100-200, once the stop was the shell's own kill, without
-        # killall's fork before it. So a server says on the ready port
-        # when its last snapshot is taken, and a client stops its flows only then.
+        # wake late from their sleeps by different amounts (windows of 250 ms
+        # took 0.30-0.46 s, and a server's 4 ended 50 ms before its client's
+        # in one run here, on a core with gem5 beside it; more under CI's
+        # load): a client that stopped its flows at its own last window's end
+        # could leave its server's last window partly after the stream. That
+        # is the likely cause of CI's one window of 8.9 Mbit/s among others
+        # of 100-200, seen once the stop became the shell's own kill (no
+        # killall's fork before it). So a server says on the ready port when
+        # its last snapshot is taken, and a client stops its flows only then.
         lines += [f"{answer_ready(w, i)} &" for i in _first_of_each_peer(served)]
         lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
     elif all(i.serves for i in insts):
