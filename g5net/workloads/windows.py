@@ -199,9 +199,9 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
                   "done"]
         # Each host's windows follow its own clock, and two emulated guests
         # wake late from their sleeps by different amounts (windows of 250 ms
-        # took 0.30-0.46 s, and a server's 4 ended 50 ms before its client's
-        # in one run here, on a core with gem5 beside it; more under CI's
-        # load): a client that stopped its flows at its own last window's end
+        # took 0.30-0.46 s; a server's 4 and its client's summed to 1.50 and
+        # 1.55 s in one run here, on a core with gem5 beside it, and to 1.39
+        # and 1.38 s in the next; more apart under CI's load): a client that stopped its flows at its own last window's end
         # could leave its server's last window partly after the stream. That
         # is the likely cause of CI's one window of 8.9 Mbit/s among others
         # of 100-200, seen once the stop became the shell's own kill (no
