@@ -110,8 +110,10 @@ def test_every_window_of_every_repeat_is_measured_on_both_hosts(steady: RunDir):
                 assert m[name] == pytest.approx(sum(values) / 4)
                 assert m["spread"][name] == spread.summary(values).to_dict()
             # Every window carried the stream; iperf, stopped after the
-            # windows, still reported.
-            assert min(w["throughput_mbps"] for w in m["per_window"]) > 10
+            # windows, still reported. How much a window carries depends on
+            # the host's load: 6-19 Mbit/s a window beside three gem5 runs
+            # on 2 cores, 99-202 beside one.
+            assert min(w["throughput_mbps"] for w in m["per_window"]) > 0
             assert m["app_throughput_mbps"] == got["throughput_mbps"] > 0
     # Repeat 1 was perturbed; repeat 0 ran as a run without repeats does.
     assert "echo g5net-repeat-1 >/dev/urandom" in steady.repeat(1).job_script("client").read_text()

@@ -198,15 +198,13 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
                   "\tk=$((k + 1))",
                   "done"]
         # Each host's windows follow its own clock, and two emulated guests
-        # wake late from their sleeps by different amounts (windows of 250 ms
-        # took 0.30-0.46 s; a server's 4 and its client's summed to 1.50 and
-        # 1.55 s in one run here, on a core with gem5 beside it, and to 1.39
-        # and 1.38 s in the next; more apart under CI's load): a client that stopped its flows at its own last window's end
-        # could leave its server's last window partly after the stream. That
-        # is the likely cause of CI's one window of 8.9 Mbit/s among others
-        # of 100-200, seen once the stop became the shell's own kill (no
-        # killall's fork before it). So a server says on the ready port when
-        # its last snapshot is taken, and a client stops its flows only then.
+        # wake late from their sleeps by different amounts: a server's 4
+        # windows of 250 ms and its client's summed to 1.50 and 1.55 s here
+        # beside one gem5 run, to 1.88 and 2.08 s beside three. A client that
+        # stopped its flows at its own last window's end would leave its
+        # server's last window partly after the stream whenever the server's
+        # clock ran behind. So a server says on the ready port when its last
+        # snapshot is taken, and a client stops its flows only then.
         lines += [f"{answer_ready(w, i)} &" for i in _first_of_each_peer(served)]
         lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
     elif all(i.serves for i in insts):
