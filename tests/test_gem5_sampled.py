@@ -109,8 +109,8 @@ def test_the_default_warming_is_what_the_windows_need():
     client's instructions per packet lower), beyond noise. 2 ms of detailed
     warming alone removes it. 10 ms of functional warming alone, which warms
     the caches on the atomic CPU, leaves the client's instructions and CPU
-    time per packet low: what the detailed CPU's first milliseconds change
-    is the stream's pace, not the caches (on the idle-loop patched kernel;
+    time per packet low while its L2 misses agree: what detailed warming
+    adds is not the caches' contents (on the idle-loop patched kernel;
     before it either warming alone agreed). The defaults (10 ms functional,
     2 ms detailed) agree with the consecutive windows in every compared
     metric."""
