@@ -99,9 +99,10 @@ def test_every_window_of_every_repeat_is_measured_on_both_hosts(steady: RunDir):
             # 250 ms each by the guest's clock (10 ms ticks), the snapshots' own
             # time on top: an emulated guest on busy host cores wakes late from
             # its sleeps (0.29-0.44 s on 2 cores, the other running gem5; up
-            # to 0.97 s with more beside), so at most 4 windows' time.
-            assert all(0.24 <= w["elapsed_s"] <= 1.0 for w in got["windows"]), \
-                [w["elapsed_s"] for w in got["windows"]]
+            # to 0.97 s with more beside), so no bound but the stream's: the
+            # warm-up and the windows end inside its limit (duration_s, 10 s).
+            elapsed = [w["elapsed_s"] for w in got["windows"]]
+            assert min(elapsed) >= 0.24 and 0.5 + sum(elapsed) < 10, elapsed
             m = metrics["hosts"][host]["stream"]
             assert m["n_windows"] == 4 and len(m["per_window"]) == 4
             for name in ("throughput_mbps", "wire_sent_mbps", "wire_received_mbps", "cpu_util",
