@@ -25,12 +25,17 @@ READY_PORT_OFFSET = 30000
 READY_POLL_S = 0.001
 
 
+def poll(condition: str) -> str:
+    """A loop until the shell `condition` holds, polled every READY_POLL_S for
+    as long as a client waits for its server (CLIENT_RETRY_S)."""
+    tries = int(CLIENT_RETRY_S / READY_POLL_S)
+    return f"i=0; until {condition} || [ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done"
+
+
 def wait_ready(inst: Instance) -> str:
     """A client's loop until its server answers on the flow's ready port."""
     ip = shlex.quote(inst.peer.nic_ip(inst.flow.nic))
-    tries = int(CLIENT_RETRY_S / READY_POLL_S)
-    return (f"i=0; until nc {ip} {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null 2>&1 || "
-            f"[ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done")
+    return poll(f"nc {ip} {inst.port + READY_PORT_OFFSET} </dev/null >/dev/null 2>&1")
 
 
 def answer_ready(w: Workload, inst: Instance) -> str:

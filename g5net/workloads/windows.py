@@ -61,8 +61,7 @@ from typing import TYPE_CHECKING
 from ..home import REPO
 from ..spec import Experiment, Spec, Workload, sampled
 from . import registry
-from .ready import READY_POLL_S, answer_ready, wait_ready
-from .shell import CLIENT_RETRY_S
+from .ready import answer_ready, poll, wait_ready
 
 if TYPE_CHECKING:
     from .flows import Instance
@@ -112,15 +111,8 @@ def _until(pattern: str, lines: int = 1, protocol: str = "tcp") -> str:
     """A loop until `lines` lines of /proc/net/<protocol> and its IPv6 twin
     match `pattern` (grep -E), for as long as a client waits for its server."""
     files = f"/proc/net/{protocol} /proc/net/{protocol}6"
-    return _poll(f"grep -qE '{pattern}' {files} 2>/dev/null" if lines == 1 else
+    return poll(f"grep -qE '{pattern}' {files} 2>/dev/null" if lines == 1 else
                  f"[ \"$(cat {files} 2>/dev/null | grep -cE '{pattern}')\" -ge {lines} ]")
-
-
-def _poll(condition: str) -> str:
-    """A loop until the shell `condition` holds, for as long as a client waits
-    for its server."""
-    tries = int(CLIENT_RETRY_S / READY_POLL_S)
-    return f"i=0; until {condition} || [ $i -ge {tries} ]; do i=$((i + 1)); sleep {READY_POLL_S}; done"
 
 
 def _ports(insts: list[Instance]) -> str:
@@ -236,4 +228,4 @@ def _pids(program: str, count: int) -> str:
     its snapshot took 21 ms and `killall -INT iperf` 64 ms (guest clock
     stamps), and the stream ran some 125 ms past 3 windows of 5 ms (gem5's
     dumps); signalled so, before the snapshot, 37 ms."""
-    return _poll(f"set -- $(pidof {program}); [ $# -ge {count} ]") + '; g5_stop="$*"'
+    return poll(f"set -- $(pidof {program}); [ $# -ge {count} ]") + '; g5_stop="$*"'
