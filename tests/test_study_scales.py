@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from g5net.artifacts.host import REPO
+from g5net.errors import StudyError
 from g5net.metrics import derive as run_metrics
 from g5net.model import identity, specs
 from g5net.model import sweep as sweepmod
@@ -162,6 +163,39 @@ def test_a_save_while_the_sweep_runs_has_the_points_finished_so_far(tmp_path):
 
 
 # ------------------------------------------ resuming from the committed points
+
+def test_results_of_a_kernel_with_other_patches_say_so_in_their_report_and_the_readme(tmp_path):
+    studies = tmp_path / "studies"
+    study = _study(studies)
+    sd, _ = _sweep(tmp_path / "quick", 6)
+    results.save(study, "quick", sd.path)
+    note = "made on a kernel built from other patches than kernels/patches/ holds now"
+
+    def report_md() -> str:
+        done = _cli(studies, tmp_path, "study", "report", "toy")
+        assert done.returncode == 0, done.stderr
+        return (study.report_dir("quick") / "report.md").read_text()
+
+    # Saved now: today's patches, nothing to say.
+    assert results.provenance(study, "quick")["kernel_patches"]
+    assert note not in report_md() and note not in report.readme_block([study])
+    # Saved before provenance recorded patches (as the quick scales were):
+    # still reported (check_current passes them), saying what they ran.
+    path = study.results("quick") / results.PROVENANCE
+    today = json.loads(path.read_text())
+    unrecorded = {k: v for k, v in today.items() if k != "kernel_patches"}
+    path.write_text(json.dumps(unrecorded))
+    assert f"with configs {today['configs_digest'][:12]}; {note}: to be run again" in report_md()
+    said = f"These results were {note}: to be run again, and their figures may change."
+    assert said in report.readme_block([study])
+    # Recorded on other patches: refused, and the README says the same.
+    path.write_text(json.dumps({**today, "kernel_patches": "0" * 64}))
+    with pytest.raises(StudyError, match="kernels/patches/ has changed"):
+        results.check_current(study, "quick")
+    assert said in report.readme_block([study])
+    path.write_text(json.dumps(unrecorded))
+    assert results.check_current(study, "quick")["runs"] == 6
+
 
 def test_a_sweep_elsewhere_takes_the_committed_points_and_runs_the_rest(tmp_path, capsys, monkeypatch):
     """Four of six points finished on one machine and were saved; on another

@@ -189,6 +189,12 @@ class Engine(abc.ABC):
         recorded, in words; None where nothing did."""
         return None
 
+    def guests_differ(self, provenance: Mapping[str, Any]) -> str | None:
+        """What the guests of results with `provenance` ran that today's would
+        not, in words, where changed_since lets them pass (recorded before
+        provenance said so); None where they ran what today's run."""
+        return None
+
     @abc.abstractmethod
     def run(self, spec: Spec, artifacts: Artifacts, rd: RunDir, progress: Progress) -> Outcome:
         """Boot every host, run the workloads, leave consoles and engine output in `rd`."""

@@ -91,7 +91,8 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
     lines = [f"# {study.title}", "", f"Paper: {study.paper}", "", study.about, "",
              f"Results: {source}, {len(runs)} runs; " + (
                  f"the committed {provenance['scale']} scale{_so_far(provenance)}, made by gem5 "
-                 f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}."
+                 f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}"
+                 + (f"; {older}." if (older := results.older_guests(provenance)) else ".")
                  if provenance else "not the committed results."),
              "", "## Summary", "", *summary_table(rows, provenance.get("scale", "")), ""]
     if study.stand_ins:
@@ -134,6 +135,8 @@ def readme_block(studies: Sequence[Study]) -> str:
         runs = runsmod.load(study.results(scale))
         lines += [f"[Report with figures]({_report_link(study, scale)}) · "
                   f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", ""]
+        if older := results.older_guests(results.provenance(study, scale)):
+            lines += [f"These results were {older}.", ""]
         for larger in have[have.index(scale) + 1:]:
             done, points = results.under_way(study, larger) or (0, 0)
             failed = results.failed(results.provenance(study, larger))

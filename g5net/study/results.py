@@ -168,6 +168,13 @@ def so_far(made: dict) -> tuple[int, int] | None:
     return (runs, points) if runs < points else None
 
 
+def older_guests(made: dict) -> str | None:
+    """What a report says of results whose guests ran what today's would not
+    (a kernel of other patches), in words; None for results of today's guests."""
+    differ = engines.get("gem5").guests_differ(made)
+    return f"made on {differ}: to be run again, and their figures may change" if differ else None
+
+
 def provenance(study: Study, scale: str) -> dict:
     path = study.results(scale) / PROVENANCE
     if not path.is_file():
