@@ -155,6 +155,14 @@ def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
     for host in ("server", "client"):
         assert [w["elapsed_s"] for w in got[host]["stream"]["per_window"]] == pytest.approx([0.001] * 2)
         assert min(w["gem5_packets"] for w in got[host]["stream"]["per_window"]) > 10
+    # Where its host time went (what a dry run's estimate divides by): the
+    # fast-forward, made by this run unless an earlier one left it in the
+    # cache, and each window's gem5 process.
+    took = record["timings"]["sampled"]
+    ff = took["fast_forward"]
+    assert ff["this_run"] == any(line.startswith("fast-forwarding") for line in lines)
+    assert ff["wall_s"] > 0 and ff["simulated_s"] > spec.experiment.warmup_ms / 1e3
+    assert len(took["windows_wall_s"]) == 2 and min(took["windows_wall_s"]) > 0
     arts = run.resolve_artifacts(spec, progress=lines.append, build=False)
     warm, _ = gem5_engine.warm_checkpoints(spec, gem5_engine.checkpoint(spec, arts))
     assert warm.exists()
@@ -166,6 +174,10 @@ def test_a_sampled_run_resumes_its_missing_windows(gem5_engine, tmp_path: Path):
     assert "1 of 2 windows measured earlier: measuring the rest" in lines
     assert not any(line.startswith("fast-forwarding") for line in lines)
     assert json.loads(again.metrics_json.read_text())["hosts"] == got
+    # Window 0's host seconds came with it from the cache; window 1's are new.
+    took_again = again.read_run()["timings"]["sampled"]
+    assert took_again["fast_forward"] == {**ff, "this_run": False}
+    assert took_again["windows_wall_s"][0] == took["windows_wall_s"][0] and took_again["windows_wall_s"][1] > 0
 
 
 @pytest.mark.gem5

@@ -52,6 +52,10 @@ class Outcome:
     # end (run.json's timings.simulated_s: what the dry run's host-hour
     # estimate divides by); None where the engine cannot say.
     simulated_s: float | None = None
+    # Of sampled windows: the fast-forward's host and simulated seconds (and
+    # whether this run made it, or took it from another point), and each
+    # window's host seconds (run.json's timings.sampled).
+    sampled: dict[str, Any] = field(default_factory=dict)
     # Host -> the prefix of its statistics in the engine's stats.txt (gem5's
     # board names); empty where the engine writes none.
     boards: dict[str, str] = field(default_factory=dict)

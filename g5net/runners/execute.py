@@ -189,6 +189,8 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
         if out.simulated_s is not None:
             record["timings"]["simulated_s"] = out.simulated_s
+        if out.sampled:
+            record["timings"]["sampled"] = out.sampled
         # Where each host's statistics live in the engine's stats.txt.
         record["boards"] = out.boards
         if out.notes:

@@ -70,6 +70,13 @@ class RunDir:
         metrics.json every repeat's together)."""
         return RunDir(self.path / f"repeat-{k}")
 
+    @property
+    def host_seconds_json(self) -> Path:
+        """A sampled window's: the host seconds its gem5 process took (what a
+        dry run's estimate of sampled points divides by), kept with the window
+        so that a point that takes windows measured earlier still has them."""
+        return self.path / "host-seconds.json"
+
     def window(self, k: int) -> RunDir:
         """Window k of sampled windows (experiment.window_method): the gem5
         process that measured it, laid out as a run directory of its own."""

@@ -147,14 +147,37 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
                                     per_host))
 
 
-def _simulated_since(ckpt: Checkpoint, result: Gem5Result) -> float | None:
-    """Simulated seconds from the restore of `ckpt` to the end of `result`:
-    gem5's clock goes on from the boot's, which boot.json recorded."""
+def _read_json(path: Path) -> dict[str, Any]:
+    """A record the cache keeps beside a checkpoint or window; {} where it is
+    missing or damaged (what it would say is then not said)."""
     try:
-        booted = float(json.loads(ckpt.meta.read_text())["sim_seconds"])
-    except (OSError, ValueError, KeyError, TypeError):
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _simulated_since(ckpt: Checkpoint, sim_seconds: Any) -> float | None:
+    """Simulated seconds from the restore of `ckpt` to gem5's clock reading
+    `sim_seconds`: gem5's clock goes on from the boot's, which boot.json recorded."""
+    booted = _read_json(ckpt.meta).get("sim_seconds")
+    if not isinstance(booted, (int, float)) or not isinstance(sim_seconds, (int, float)):
         return None
-    return round(result.sim_seconds - booted, 6) if result.sim_seconds > booted else None
+    return round(sim_seconds - booted, 6) if sim_seconds > booted else None
+
+
+def _sampled_host_seconds(ckpt: Checkpoint, warm: WarmCheckpoints, rd: RunDir, windows: int,
+                          made_here: bool) -> dict[str, Any]:
+    """run.json's timings.sampled: the fast-forward's host and simulated
+    seconds (from the restore of the boot checkpoint) and whether this run
+    made it, and each window's host seconds (None where a window has no
+    record: measured before they were kept, or not measured)."""
+    ff = _read_json(warm.meta)
+    return {"fast_forward": {"wall_s": ff.get("wall_s"),
+                             "simulated_s": _simulated_since(ckpt, ff.get("sim_seconds")),
+                             "this_run": made_here},
+            "windows_wall_s": [_read_json(rd.window(k).host_seconds_json).get("wall_s")
+                               for k in range(windows)]}
 
 
 def _error(result: Gem5Result, failure: str) -> EngineError:
@@ -497,6 +520,7 @@ class Gem5Engine(Engine):
         """Sampled windows (sampled.py): the stream's warm checkpoints, made
         unless another point made them, then its windows, those not measured yet."""
         names = board_names(spec)
+        made_here = not self.warm_checkpoints(spec, ckpt)[0].exists()
         warm, failed = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
         if failed:
             return Outcome(consoles=failed.consoles, wall_s=time.monotonic() - start,
@@ -528,7 +552,8 @@ class Gem5Engine(Engine):
         return Outcome(consoles=consoles, wall_s=time.monotonic() - start, timed_out=timed_out,
                        failure=failure,
                        engine_log_tail=errors[0].engine_log_tail if errors else "",
-                       boot_s=boot_s, boards=names)
+                       boot_s=boot_s, boards=names,
+                       sampled=_sampled_host_seconds(ckpt, warm, rd, n, made_here))
 
     def measure_window(self, spec: Spec, artifacts: Artifacts, k: int, progress: Progress) -> str | None:
         """Window k of sampled `spec` into the cache, booting and fast-forwarding
@@ -653,6 +678,7 @@ class Gem5Engine(Engine):
             for sock in out.m5out.glob("*"):
                 if sock.is_socket():
                     sock.unlink()
+            atomic.write_json(out.host_seconds_json, {"wall_s": round(result.wall_s, 3)})
         progress(f"window {k}: measured in {result.wall_s:.0f} s")
 
     def _measure(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
@@ -714,4 +740,4 @@ class Gem5Engine(Engine):
                        timed_out=result.timed_out, failure=error,
                        engine_log_tail=result.log_tail(), boot_s=boot_s, boards=names,
                        notes=[crash] if crash else [],
-                       simulated_s=_simulated_since(ckpt, result))
+                       simulated_s=_simulated_since(ckpt, result.sim_seconds))
