@@ -290,7 +290,7 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
     assert estimate.point_host_s(rates, specs.from_dict(longer))[0] > seconds
     longer["experiment"]["window_method"] = "sampled"
     assert estimate.point_host_s(rates, specs.from_dict(longer)) == \
-        (None, "windows sampled from warm checkpoints: a fast-forward and a process a window")
+        (None, "CPU model timing: no committed run of sampled windows measured it")
     # More hosts, more host time: the rate is per simulated host.
     more = point.spec.to_dict()
     more["hosts"]["client"]["replicas"] = 3
@@ -336,3 +336,44 @@ def test_a_full_scale_dry_run_estimates_host_hours_from_the_committed_runs(name,
     assert f"for the {len(rows)} points to run" in total
     assert "Host time estimated from " in text.stdout and " committed runs " in text.stdout
     assert "simulated ms per host s" in text.stdout
+
+
+def test_sampled_points_are_estimated_from_committed_sampled_runs_and_share_their_fast_forward(tmp_path):
+    """A committed run of sampled windows records where its host time went
+    (timings.sampled); a dry run of points that share a fast-forward (they
+    differ in what a window builds afresh) counts it once."""
+    studies = tmp_path / "studies"
+    study = _study(studies, ())
+    sampled_text = (REPO / "examples" / "sampled-gem5.toml").read_text()
+    (study.path / "medium.toml").write_text(sampled_text + '\n[sweep]\n"experiment.window_ms" = [5.0, 10.0]\n')
+    # What examples/sampled-gem5.toml's run took, as run.json would say: 8
+    # windows (10 ms functional, 2 ms detailed warming, 5 ms window) of 75 s
+    # each, and a fast-forward of 400 s over 110 simulated ms, 90 of them
+    # after the flows connected (warm-up 20 ms, checkpoints 10 ms apart).
+    spec = specs.loads(sampled_text)
+    rd = make_run(tmp_path / "runs", spec, ran_on=GEM5)
+    record = json.loads(rd.run_json.read_text())
+    record["timings"].update(wall_s=1000.0, boot_s={}, sampled={
+        "fast_forward": {"wall_s": 400.0, "simulated_s": 0.110, "this_run": True},
+        "windows_wall_s": [75.0] * 8})
+    rd.run_json.write_text(json.dumps(record))
+    results.save(study, "quick", tmp_path / "runs")
+
+    rates = estimate.measured(studies)
+    rate = rates.sampled_by_model["timing"]
+    assert rate.runs == 1 and rate.fast_forward_start_s == pytest.approx(0.020)
+    assert rate.fast_forward_ms_per_host_s == pytest.approx(110 * 2 / 400)
+    assert rate.window_ms_per_host_s == pytest.approx(17 * 2 * 8 / 600)
+    # The run itself comes out at what it took.
+    assert estimate.point_host_s(rates, spec) == (pytest.approx(1000.0), "")
+
+    env = {**os.environ, "G5NET_STUDIES": str(studies), "G5NET_CACHE": str(tmp_path / "cache")}
+    dry = subprocess.run([sys.executable, "-m", "g5net.cli", "study", "run", "toy", "--scale", "medium",
+                          "--dry-run", "--json", "--out", str(tmp_path / "sweep")],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    rows = json.loads(dry.stdout)
+    # The first point fast-forwards (400 s) and measures 8 windows of 17 ms
+    # (600 s); the second takes its fast-forward and measures 8 of 22 ms.
+    assert [r["host_hours"] * 3600 for r in rows] == [pytest.approx(1000.0, rel=1e-3),
+                                                       pytest.approx(600.0 * 22 / 17, rel=1e-3)]

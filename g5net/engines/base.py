@@ -137,6 +137,12 @@ class Engine(abc.ABC):
         same key; None where the engine boots every host in every run."""
         return None
 
+    def fast_forward_key(self, spec: Spec) -> str | None:
+        """Of a spec whose windows are sampled from warm checkpoints: what its
+        fast-forward is shared by (points of one sweep with the same key make
+        one), None where the engine fast-forwards nothing."""
+        return None
+
     def checkpoint_built(self, key: str) -> bool:
         """Whether the boot checkpoint of `key` (checkpoint_key) is built."""
         return False

@@ -19,6 +19,11 @@ simulated_s), or, in a run recorded before that, its workloads' regions
                   workloads after it
     other kinds   the region a workload of that kind took (median): netpipe's
                   and mpi's work is their message sizes and repeats
+    sampled       of sampled windows (run.json's timings.sampled): the
+                  fast-forward's pace (simulated ms per host second per host,
+                  on the boot CPU model) and the simulated time before its
+                  flows connected (median), and a window process's pace over
+                  its warming and window
 
 A point's rates are those of the committed runs of its own shape (its CPU
 model, its largest host's CPU count, and whether it samples program
@@ -27,11 +32,14 @@ counters) where there are any, else of every run of its CPU model.
 A point's estimate is its workloads' simulated time (a byte-bound stream: the
 time beyond plus its bytes at the throughput; a windowed one: the time besides,
 the warm-up and the windows; a timed one: its duration_s; another kind: as
-measured) times its hosts, over the rate. A boot is the measured boot seconds
-per simulated host, by boot CPU model. Nothing is invented: a point whose CPU
-model, engine or workload kind no committed run measured, or which samples its
-windows from warm checkpoints (a fast-forward and a process a window), has no
-estimate, and the dry run says why.
+measured) times its hosts, over the rate. A point of sampled windows is its
+fast-forward (the time to connect and to its last warm checkpoint) and its
+windows (each its warming and window), times its hosts, each over its pace;
+points of one sweep that share a fast-forward count it once. A boot is the
+measured boot seconds per simulated host, by boot CPU model. Nothing is
+invented: a point whose CPU model, engine or workload kind no committed run
+measured (of sampled windows: no committed sampled run) has no estimate, and
+the dry run says why.
 """
 
 from __future__ import annotations
@@ -41,12 +49,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import engines
 from ..errors import G5netError
 from ..model import specs
 from ..runs.locate import locate
 from ..runs.rundir import RunDir
 from ..runs.sweepdir import PlannedPoint
-from ..spec import Spec, Workload, sampled
+from ..spec import Spec, Workload, sample_offsets_ms, sampled
 from ..workloads import registry
 from . import builtin, results
 
@@ -75,6 +84,26 @@ class Rate:
     windows_start_s: float | None = None
 
 
+@dataclass
+class _SampledSamples:
+    """What the committed runs of sampled windows on one CPU model measured
+    (run.json's timings.sampled)."""
+    runs: int = 0
+    fast_forward_sim_s: float = 0.0  # simulated seconds times hosts
+    fast_forward_host_s: float = 0.0
+    fast_forward_start_s: list[float] = field(default_factory=list)
+    window_sim_s: float = 0.0  # each window's warming and window, times hosts
+    window_host_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class SampledRate:
+    runs: int
+    fast_forward_ms_per_host_s: float  # per simulated host, on the boot CPU model
+    fast_forward_start_s: float  # simulated seconds from the restore to the flows connected (median)
+    window_ms_per_host_s: float  # per simulated host, over a window's warming and window
+
+
 @dataclass(frozen=True)
 class Rates:
     runs: int
@@ -83,6 +112,9 @@ class Rates:
     boots: int
     # The same, of the runs of one shape (_shape) alone: (model, shape) -> rate.
     by_shape: dict[tuple[str, str], Rate] = field(default_factory=dict)
+    # Of sampled windows, by CPU model and by (model, shape).
+    sampled_by_model: dict[str, SampledRate] = field(default_factory=dict)
+    sampled_by_shape: dict[tuple[str, str], SampledRate] = field(default_factory=dict)
 
 
 def _model(spec: Spec, boot: bool = False) -> str:
@@ -114,6 +146,17 @@ def _windows_s(spec: Spec) -> float:
     return (e.warmup_ms + e.windows * e.window_ms) * 1e-3
 
 
+def _sampled_window_s(spec: Spec) -> float:
+    """The simulated seconds of one sampled window's process: its warming and window."""
+    e = spec.experiment
+    return (e.functional_warming_ms + e.detailed_warming_ms + e.window_ms) * 1e-3
+
+
+def _last_checkpoint_s(spec: Spec) -> float:
+    """How far after the flows connected the fast-forward runs: its last warm checkpoint."""
+    return sample_offsets_ms(spec.experiment)[-1] * 1e-3
+
+
 def _committed_runs(root: Path) -> list[RunDir]:
     out: list[RunDir] = []
     for name in builtin.names(root):
@@ -130,6 +173,8 @@ def measured(root: Path | None = None) -> Rates:
     """The rates of every committed gem5 run of the studies under `root`."""
     samples: dict[str, _Samples] = {}
     shaped: dict[tuple[str, str], _Samples] = {}
+    by_sampled: dict[str, _SampledSamples] = {}
+    sampled_shaped: dict[tuple[str, str], _SampledSamples] = {}
     boots: dict[str, list[tuple[float, int]]] = {}
     for rd in _committed_runs(root or builtin.STUDIES):
         try:
@@ -141,13 +186,19 @@ def measured(root: Path | None = None) -> Rates:
         wall_s, simulated_s = timings.get("wall_s"), timings.get("simulated_s")
         windowed = bool(spec.experiment.windows)
         if (record["status"] != "done" or record.get("engine", {}).get("name") != "gem5"
-                or not isinstance(wall_s, (int, float)) or sampled(spec.experiment)
-                or (windowed and not isinstance(simulated_s, (int, float)))):
+                or not isinstance(wall_s, (int, float))):
             continue
         boot_s = max((v for v in timings.get("boot_s", {}).values()
                       if isinstance(v, (int, float))), default=0.0)
         if boot_s:
             boots.setdefault(_model(spec, boot=True), []).append((boot_s, _hosts(spec)))
+        if sampled(spec.experiment):
+            for ss in (by_sampled.setdefault(_model(spec), _SampledSamples()),
+                       sampled_shaped.setdefault((_model(spec), _shape(spec)), _SampledSamples())):
+                _add_sampled(ss, spec, timings.get("sampled"))
+            continue
+        if windowed and not isinstance(simulated_s, (int, float)):
+            continue
         regions = {w.name: max((ms.get(w.name, {}).get("elapsed_s") or 0.0 for ms in metrics.values()),
                                default=0.0) for w in spec.workloads}
         if not all(regions.values()) or wall_s <= boot_s:
@@ -156,9 +207,38 @@ def measured(root: Path | None = None) -> Rates:
                   shaped.setdefault((_model(spec), _shape(spec)), _Samples())):
             _add(s, spec, metrics, regions, wall_s - boot_s, simulated_s)
     per_host = {m: sum(b for b, _ in v) / sum(n for _, n in v) for m, v in sorted(boots.items())}
-    return Rates(sum(s.runs for s in samples.values()), {m: _rate(s) for m, s in sorted(samples.items())},
+    return Rates(sum(s.runs for s in samples.values()) + sum(s.runs for s in by_sampled.values()),
+                 {m: _rate(s) for m, s in sorted(samples.items())},
                  per_host, sum(len(v) for v in boots.values()),
-                 {k: _rate(s) for k, s in sorted(shaped.items())})
+                 {k: _rate(s) for k, s in sorted(shaped.items())},
+                 {m: r for m, s in sorted(by_sampled.items()) if (r := _sampled_rate(s))},
+                 {k: r for k, s in sorted(sampled_shaped.items()) if (r := _sampled_rate(s))})
+
+
+def _add_sampled(s: _SampledSamples, spec: Spec, took: object) -> None:
+    """One committed sampled run's host seconds (run.json's timings.sampled),
+    into `s`; nothing where it has none (made before they were recorded)."""
+    if not isinstance(took, dict):
+        return
+    ff, windows = took.get("fast_forward") or {}, took.get("windows_wall_s") or []
+    wall, simulated = ff.get("wall_s"), ff.get("simulated_s")
+    measured_windows = [w for w in windows if isinstance(w, (int, float)) and w > 0]
+    if not (isinstance(wall, (int, float)) and isinstance(simulated, (int, float)) and wall > 0
+            and measured_windows):
+        return
+    s.runs += 1
+    s.fast_forward_sim_s += simulated * _hosts(spec)
+    s.fast_forward_host_s += wall
+    s.fast_forward_start_s.append(max(simulated - _last_checkpoint_s(spec), 0.0))
+    s.window_sim_s += _sampled_window_s(spec) * _hosts(spec) * len(measured_windows)
+    s.window_host_s += sum(measured_windows)
+
+
+def _sampled_rate(s: _SampledSamples) -> SampledRate | None:
+    if not s.runs:
+        return None
+    return SampledRate(s.runs, s.fast_forward_sim_s * 1e3 / s.fast_forward_host_s,
+                       statistics.median(s.fast_forward_start_s), s.window_sim_s * 1e3 / s.window_host_s)
 
 
 def _add(s: _Samples, spec: Spec, metrics: dict, regions: dict[str, float], host_s: float,
@@ -198,15 +278,32 @@ def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
     model = _model(spec)
     if spec.experiment.engine != "gem5":
         return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
+    if sampled(spec.experiment):
+        rate = _sampled_rate_of(rates, spec)
+        if rate is None:
+            return None, f"CPU model {model}: no committed run of sampled windows measured it"
+        windows = spec.experiment.windows * _sampled_window_s(spec) * _hosts(spec)
+        return fast_forward_host_s(rate, spec) + windows / (rate.window_ms_per_host_s * 1e-3), ""
     if model not in rates.by_model:
         return None, f"CPU model {model}: no committed run measured it"
-    if sampled(spec.experiment):
-        return None, "windows sampled from warm checkpoints: a fast-forward and a process a window"
     # Committed runs of the point's own shape where they measured all it runs,
     # else every run of its model.
     shaped = rates.by_shape.get((model, _shape(spec)))
     seconds, why = _host_s(shaped, spec, model) if shaped else (None, "")
     return (seconds, why) if seconds is not None else _host_s(rates.by_model[model], spec, model)
+
+
+def _sampled_rate_of(rates: Rates, spec: Spec) -> SampledRate | None:
+    """The rates of committed sampled runs of the spec's shape, else of its CPU model."""
+    model = _model(spec)
+    return rates.sampled_by_shape.get((model, _shape(spec))) or rates.sampled_by_model.get(model)
+
+
+def fast_forward_host_s(rate: SampledRate, spec: Spec) -> float:
+    """The host seconds of a sampled spec's fast-forward: from the restore to
+    its last warm checkpoint, on the boot CPU model."""
+    simulated = (rate.fast_forward_start_s + _last_checkpoint_s(spec)) * _hosts(spec)
+    return simulated / (rate.fast_forward_ms_per_host_s * 1e-3)
 
 
 def _host_s(rate: Rate, spec: Spec, model: str) -> tuple[float | None, str]:
@@ -247,6 +344,11 @@ def _basis(rates: Rates) -> str:
         + (f", a windowed stream {r.windows_start_s:.3g} s besides its warm-up and windows"
            if r.windows_start_s is not None else "")
         for m, r in rates.by_model.items())
+    models += "".join(
+        f"; sampled windows on {m}: a fast-forward at {r.fast_forward_ms_per_host_s:.3g} simulated ms "
+        f"per host s after {r.fast_forward_start_s:.3g} s to connect, a window's process at "
+        f"{r.window_ms_per_host_s:.3g} over its warming and window (from {r.runs} runs)"
+        for m, r in rates.sampled_by_model.items())
     boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
     return (f"from {rates.runs} committed runs (host time less boot, over the simulated time "
             f"they covered times their hosts): {models}"
@@ -263,8 +365,16 @@ def host_time(points: Sequence[PlannedPoint], todo: Sequence[PlannedPoint],
     hours: dict[int, float | None] = {}
     why: dict[str, int] = {}
     to_run = {p.index for p in todo}
+    fast_forwarded: set[str] = set()
     for p in points:
-        seconds, reason = point_host_s(rates, p.load_spec())
+        spec = p.load_spec()
+        seconds, reason = point_host_s(rates, spec)
+        # Points that share a fast-forward make it once (the first of them).
+        key = engines.get(spec.experiment.engine).fast_forward_key(spec)
+        if seconds is not None and key is not None and (rate := _sampled_rate_of(rates, spec)):
+            if key in fast_forwarded:
+                seconds -= fast_forward_host_s(rate, spec)
+            fast_forwarded.add(key)
         hours[p.index] = None if seconds is None else seconds / HOUR_S
         if seconds is None and p.index in to_run:
             why[reason] = why.get(reason, 0) + 1

@@ -54,7 +54,7 @@ from ..base import (
 )
 from . import checkpoints, cmdline, dist, doctor, gem5_args
 from .boards import board_names, console_file, console_socket
-from .checkpoints import Checkpoint, boot_state
+from .checkpoints import Checkpoint, boot_state, checkpoint_key
 from .config_files import (
     HOSTS_CONFIG,
     SAMPLED_CONFIG,
@@ -79,6 +79,7 @@ from .sampled import (
     stored_warm,
     fast_forward_spec,
     run_windows,
+    fast_forwarded,
     warm_state,
     window_stats,
 )
@@ -289,6 +290,10 @@ class Gem5Engine(Engine):
 
     def checkpoint_key(self, spec: Spec, artifacts: Artifacts) -> str:
         return self.checkpoint(spec, artifacts).key
+
+    def fast_forward_key(self, spec: Spec) -> str | None:
+        # The boot it restores follows from the same spec (self.checkpoint_key).
+        return checkpoint_key(fast_forwarded(spec)) if sampled(spec.experiment) else None
 
     def checkpoint_built(self, key: str) -> bool:
         return checkpoints.built(key)

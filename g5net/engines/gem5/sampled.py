@@ -68,15 +68,21 @@ def fast_forward_spec(spec: Spec) -> Spec:
         k: defaults[k] for k in RESTORE_FREE_EXPERIMENT_KEYS if k != "window_method"}))
 
 
-def warm_state(spec: Spec, boot: Checkpoint, jobs: Mapping[str, str]) -> dict[str, Any]:
-    """What decides a stream's warm checkpoints: the boot they start from, the
-    jobs the guests run (digests), and the spec less what a window builds afresh."""
+def fast_forwarded(spec: Spec) -> dict[str, Any]:
+    """The spec less what a window builds afresh: what of it the fast-forward
+    simulates (two points that agree here and boot alike share it)."""
     d = spec.to_dict()
-    return {"format": WARM_FORMAT, "boot": boot.key,
-            "jobs": {h: hashlib.sha256(text.encode()).hexdigest() for h, text in sorted(jobs.items())},
-            "experiment": _without(d["experiment"], RESTORE_FREE_EXPERIMENT_KEYS),
+    return {"experiment": _without(d["experiment"], RESTORE_FREE_EXPERIMENT_KEYS),
             "hosts": {name: _without(h, RESTORE_FREE_HOST_KEYS) for name, h in d["hosts"].items()},
             "rest": {k: v for k, v in d.items() if k not in ("experiment", "hosts")}}
+
+
+def warm_state(spec: Spec, boot: Checkpoint, jobs: Mapping[str, str]) -> dict[str, Any]:
+    """What decides a stream's warm checkpoints: the boot they start from, the
+    jobs the guests run (digests), and what of the spec the fast-forward simulates."""
+    return {"format": WARM_FORMAT, "boot": boot.key,
+            "jobs": {h: hashlib.sha256(text.encode()).hexdigest() for h, text in sorted(jobs.items())},
+            **fast_forwarded(spec)}
 
 
 @dataclass(frozen=True)
