@@ -5,6 +5,7 @@ the image carries (busybox-static)."""
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,7 +36,7 @@ def sh(script: str, out: Path, **kwargs) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=30, **kwargs)
 
 
-def results(files: dict[str, bytes], tmp_path: Path, rc: int = 0) -> dict:
+def results(files: dict[str, bytes], tmp_path: Path, rc: int = 0, timeout: float | None = None) -> dict:
     d = tmp_path / "g5out"
     d.mkdir()
     for name, data in files.items():
@@ -43,7 +44,7 @@ def results(files: dict[str, bytes], tmp_path: Path, rc: int = 0) -> dict:
     out = subprocess.run(
         [BUSYBOX, "awk", "-f", str(WORKLOADS / "results.awk"), "-v", "host=h1", "-v",
          "role=server", "-v", "engine=qemu", "-v", f"rc={rc}", *sorted(map(str, d.iterdir()))],
-        capture_output=True, check=True)
+        capture_output=True, check=True, timeout=timeout)
     line = out.stdout.decode()
     assert line.count("\n") == 1 and line.endswith("\n"), "the results block is one line"
     return json.loads(line)
@@ -189,10 +190,19 @@ def test_g5init_is_plain_sh():
 
 def test_results_time_is_linear_in_the_file_size(tmp_path):
     """A profile table is ~1 MB; concatenating it into one awk string took
-    minutes (quadratic), and gem5 runs the guest a thousand times slower."""
-    import time
+    minutes (quadratic), and gem5 runs the guest a thousand times slower.
+    Four times the lines take about four times awk's CPU time (quadratic:
+    sixteen); CPU time, not the wall clock, so that a loaded machine does
+    not decide it."""
     line = '  tcp_sendmsg_locked   12345   678.9 us\t"x"\\\n'
-    start = time.monotonic()
-    doc = results({"big.prof0": line.encode() * 25000}, tmp_path)
-    assert time.monotonic() - start < 5
-    assert doc["items"]["big.prof0"] == line * 25000
+
+    def cpu_s(lines: int, where: Path) -> float:
+        where.mkdir()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        doc = results({"big.prof0": line.encode() * lines}, where, timeout=300)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        assert doc["items"]["big.prof0"] == line * lines
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    small, large = cpu_s(12500, tmp_path / "small"), cpu_s(50000, tmp_path / "large")
+    assert large < 8 * max(small, 0.05), (small, large)
