@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -166,11 +165,9 @@ def test_image_is_reproducible(tmp_path, monkeypatch, built_image):
 
 
 @pytest.mark.slow
-def test_cached_image_comes_back_in_seconds(built_image):
-    start = time.monotonic()
-    again = artifacts.image(build=False)
-    assert time.monotonic() - start < 5
-    assert again == built_image
+def test_cached_image_comes_back_without_a_build(built_image):
+    # build=False: found in the cache, or an error.
+    assert artifacts.image(build=False) == built_image
 
 
 @pytest.mark.slow
@@ -193,10 +190,11 @@ def test_kernel_build_outputs_and_config(variant):
     assert k.bzimage.read_bytes()[0x202:0x206] == b"HdrS"
     assert " T start_kernel\n" in k.system_map.read_text()
 
-    start = time.monotonic()
+    # A cached kernel comes back as it is: not built again (its vmlinux untouched).
+    built_at = k.vmlinux.stat().st_mtime_ns
     assert artifacts.kernel(variant, build=False) == k
     assert artifacts.kernel(variant) == k
-    assert time.monotonic() - start < 5, "a cached kernel must come back in seconds"
+    assert k.vmlinux.stat().st_mtime_ns == built_at
 
 
 @pytest.mark.slow
