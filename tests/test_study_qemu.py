@@ -156,3 +156,14 @@ def test_a_study_runs_reports_and_resumes_from_its_committed_points(tmp_path: Pa
     status = subprocess.run([sys.executable, "-m", "g5net.cli", "status", str(sweep_dir), "--json"],
                             cwd=tmp_path, env=env, capture_output=True, text=True)
     assert status.returncode == 0 and json.loads(status.stdout)["counts"] == {"done": 2}
+
+    # A point that ran out of its time (on a busy machine, say) stays as it
+    # is unless asked for again.
+    record = json.loads((ran / "run.json").read_text())
+    (ran / "run.json").write_text(json.dumps({**record, "status": "timeout"}))
+    for flags, again_runs in (((), False), (("--retry-failed",), True)):
+        dry = g5net("run", "toy", "--dry-run", "--json", *flags)
+        assert dry.returncode == 0, dry.stderr[-2000:]
+        rows = {r["dir"]: r for r in json.loads(dry.stdout)}
+        assert (rows[ran.name]["state"], rows[ran.name]["will_run"]) == ("timeout", again_runs)
+        assert (rows[taken.name]["state"], rows[taken.name]["will_run"]) == ("done", False)

@@ -74,6 +74,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         epilog="Then: g5net study save NAME --scale SCALE (commit the runs' small files; "
                "also while the sweep runs), g5net study report NAME (figures and summary table).\n"
                "Example: g5net study run 10gbe --scale quick\n"
+               "         g5net study run 10gbe --scale quick --retry-failed\n"
                "         g5net study run 10gbe --scale full --dry-run",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("name", help=f"the study: {', '.join(catalog.names())} (g5net study list)"
@@ -87,6 +88,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                      help="sweep directory (default: results/studies/NAME-SCALE)")
     run.add_argument("--jobs", type=sweepcmd._positive, metavar="N",
                      help="points run at once by the local runner (as for g5net sweep)")
+    run.add_argument("--retry-failed", action="store_true",
+                     help="also run again the points whose run failed or timed out (a point that "
+                          "ran out of experiment.timeout_s while its boot was being made on a "
+                          "busy machine restores that boot the second time)")
     run.add_argument("--dry-run", action="store_true",
                      help="list the points, run ids, boots and the resources each asks for, "
                           "with an estimate of the host hours each takes")
@@ -180,6 +185,7 @@ def _run(args: argparse.Namespace) -> int:
     argv = ["sweep", str(study.spec(args.scale)), "--runner", args.runner,
             "--out", str(args.out or _default_dir(args.name, args.scale))]
     argv += ["--jobs", str(args.jobs)] * bool(args.jobs) + ["--dry-run"] * args.dry_run
+    argv += ["--retry-failed"] * args.retry_failed
     argv += ["--json"] * args.json
     argv += ["-q"] * args.quiet + [f"--gem5-arg={a}" for a in args.gem5_arg]
     argv += [f"--slurm-flag={k}={v}" for k, v in args.slurm_flag]
