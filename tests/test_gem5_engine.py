@@ -558,3 +558,38 @@ def test_checkpoints_ignore_only_existing_measure_only_configs():
     for name in contract.MEASURE_ONLY_CONFIGS:
         assert (config_files.CONFIGS / name).is_file(), f"MEASURE_ONLY_CONFIGS names a missing {name}"
     assert config_files.configs_digest(boot=True) != config_files.configs_digest()
+
+
+def test_a_stop_after_the_simulation_ended_waits_until_the_run_is_written(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+    """SIGTERM (the local runner stopping, SLURM's time limit) that arrives once
+    gem5 has exited, while the run's results are being derived, no longer
+    throws the simulation away: the run is committed, then g5net unwinds."""
+    import signal
+
+    from g5net.machine import stop_signals
+    from g5net.metrics import derive
+    from g5net.runners import execute
+
+    saved = {sig: signal.getsignal(sig) for sig in stop_signals.STOP_SIGNALS}
+    stop_signals.unwind_on_stop()
+    compute = derive.compute
+
+    def stopped_meanwhile(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)  # the handler has run: the stop is held, not raised
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(derive, "compute", stopped_meanwhile)
+    store = tmp_path / "runs"
+    try:
+        with pytest.raises(stop_signals.Stopped) as e:
+            execute.execute(quickstart, store, progress=lambda line: None, arts=fake_artifacts(tmp_path))
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert e.value.signum == signal.SIGTERM
+    (run,) = store.iterdir()
+    assert not run.name.startswith(".") and json.loads((run / "run.json").read_text())["status"]
+    # Holding ends with the run: the next one's simulation is stoppable again.
+    assert stop_signals._held is None

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
-from g5net.machine.stop_signals import Stopped, unwind_on_stop
+from g5net.machine.stop_signals import Stopped, hold, release, unwind_on_stop
 from g5net.machine.staged_dir import TMP_PREFIX
 
 G5NET = [sys.executable, "-m", "g5net.cli"]
@@ -45,6 +45,21 @@ def test_a_stop_signal_unwinds_once_and_names_itself(handlers, sig):
     # The cleanup it started is not cut short by another.
     os.kill(os.getpid(), signal.SIGTERM)
     os.kill(os.getpid(), signal.SIGHUP)
+
+
+def test_a_held_stop_signal_unwinds_on_release(handlers):
+    """Once a run's simulation has ended, a stop waits until its results are
+    written (runners/execute.py), then unwinds as it would have."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    unwind_on_stop()
+    hold()
+    hold()  # holding already: no change
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(0.2)  # the handler has run, and raised nothing
+    with pytest.raises(Stopped) as e:
+        release()
+    assert e.value.signum == signal.SIGTERM
+    release()  # nothing held, nothing pending: nothing happens
 
 
 def test_a_stop_signal_ignored_from_the_start_stays_ignored(handlers):

@@ -16,7 +16,7 @@ from .. import artifacts, engines
 from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
 from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error_text
 from ..guest.protocol import panic_line
-from ..machine import atomic
+from ..machine import atomic, stop_signals
 from ..metrics import derive as run_metrics
 from ..metrics.repeats import pool as pool_repeats
 from ..model import identity
@@ -110,6 +110,7 @@ def _repeats(rd: rundir.RunDir, spec: Spec, engine: engines.Engine, arts: Artifa
         one, sub = spec.repeated(k), rd.repeat(k)
         sub.path.mkdir()
         out = engine.run(one, arts, sub, progress)
+        stop_signals.hold()
         status, got, reasons = _classify(one, out)
         outs.append(out)
         sub.write_json(sub.results_json, got)
@@ -119,6 +120,8 @@ def _repeats(rd: rundir.RunDir, spec: Spec, engine: engines.Engine, arts: Artifa
         if status != "done":
             reasons = [f"repeat {k}: {r}" for r in reasons]
             break
+        if k < n - 1:
+            stop_signals.release()  # held from this repeat's end (the engine's) to the next's start
     last = outs[-1]
     out = Outcome(consoles=last.consoles, wall_s=sum(o.wall_s for o in outs), timed_out=last.timed_out,
                   failure=last.failure, engine_log_tail=last.engine_log_tail, boot_s=outs[0].boot_s,
@@ -183,6 +186,8 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
             status, out, results, reasons, metrics = _repeats(rd, spec, engine, arts, progress)
         else:
             out = engine.run(spec, arts, rd, progress)
+            # Its simulation over, the run is written before a stop takes effect.
+            stop_signals.hold()
             status, results, reasons = _classify(spec, out)
             metrics = run_metrics.compute(spec, results, rd, out.boards)
         record["timings"].update(wall_s=round(out.wall_s, 3),
@@ -202,11 +207,15 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
                                  "console_tails": {h: c[-CONSOLE_TAIL_CHARS:]
                                                    for h, c in out.consoles.items()}}
     except KeyboardInterrupt:
+        stop_signals.release()
         shutil.rmtree(rd.path, ignore_errors=True)
         raise
     except Exception as e:  # recorded, then re-raised: a crash still leaves its evidence
         record["failure"] = {"reasons": [f"{type(e).__name__}: {e}"],
                              "traceback": traceback.format_exc()}
         finish("failed:internal")
+        stop_signals.release()
         raise
-    return finish(status)
+    done = finish(status)
+    stop_signals.release()  # a stop that waited for the run unwinds now, the run committed
+    return done

@@ -33,7 +33,7 @@ from ...artifacts import kernels
 from ...artifacts.cache import locked, locked_if_free, locked_unless, staging
 from ...errors import BootError, EngineError, Gem5Error
 from ...guest.protocol import BOOTED, checkpoint_stub
-from ...machine import atomic
+from ...machine import atomic, stop_signals
 from ...model.identity import spec_digest
 from ...model.options import EngineOptions
 from ...runs.resources import Resources
@@ -545,6 +545,7 @@ class Gem5Engine(Engine):
         with locked(warm.lock_name, progress, shared=True):
             errors = [e for e in run_windows(todo, parallel, lambda k: self._window(
                 spec, artifacts, warm, warm.window(run, k), k, rd, deadline, progress)) if e]
+            stop_signals.hold()  # as at the end of _measure
             for k in range(n):
                 if warm.window(run, k).is_dir():
                     shutil.copytree(warm.window(run, k), rd.window(k).path)
@@ -713,6 +714,8 @@ class Gem5Engine(Engine):
                                             deadline, lambda line: progress(f"measuring: {line}"),
                                             extra_args=extra,
                                             entry=SAMPLED_CONFIG if sampled else HOSTS_CONFIG)
+            # The simulation is over: a stop now waits for its results (runners/execute.py).
+            stop_signals.hold()
         finally:
             if reducer is not None:
                 progress(reducer.finish())
