@@ -65,7 +65,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     run = verbs.add_parser(
         "run", help="run a study's sweep (resumable)",
         description="Run the sweep of one study at one scale, like `g5net sweep` on its "
-                    "spec: points that already have a run are kept, so a run killed "
+                    "spec: points that already have a run are kept (a failed one too, unless "
+                    "--retry-failed), so a run killed "
                     "part-way goes on where it stopped when started again; points whose run "
                     "the scale's committed results (studies/NAME/results/SCALE) hold are "
                     "copied from there instead of run. Progress (points done of all, "
