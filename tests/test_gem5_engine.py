@@ -560,8 +560,22 @@ def test_checkpoints_ignore_only_existing_measure_only_configs():
     assert config_files.configs_digest(boot=True) != config_files.configs_digest()
 
 
+@pytest.fixture
+def unwinding():
+    """Stop signals unwind (as in a runner's worker) for the test, as before after it."""
+    import signal
+
+    from g5net.machine import stop_signals
+    saved = {sig: signal.getsignal(sig) for sig in stop_signals.STOP_SIGNALS}
+    stop_signals.unwind_on_stop()
+    yield
+    for sig, handler in saved.items():
+        signal.signal(sig, handler)
+
+
 def test_a_stop_after_the_simulation_ended_waits_until_the_run_is_written(
-        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch):
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch,
+        unwinding):
     """SIGTERM (the local runner stopping, SLURM's time limit) that arrives once
     gem5 has exited, while the run's results are being derived, no longer
     throws the simulation away: the run is committed, then g5net unwinds."""
@@ -571,8 +585,6 @@ def test_a_stop_after_the_simulation_ended_waits_until_the_run_is_written(
     from g5net.metrics import derive
     from g5net.runners import execute
 
-    saved = {sig: signal.getsignal(sig) for sig in stop_signals.STOP_SIGNALS}
-    stop_signals.unwind_on_stop()
     compute = derive.compute
 
     def stopped_meanwhile(*args, **kwargs):
@@ -582,14 +594,40 @@ def test_a_stop_after_the_simulation_ended_waits_until_the_run_is_written(
 
     monkeypatch.setattr(derive, "compute", stopped_meanwhile)
     store = tmp_path / "runs"
-    try:
-        with pytest.raises(stop_signals.Stopped) as e:
-            execute.execute(quickstart, store, progress=lambda line: None, arts=fake_artifacts(tmp_path))
-    finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+    with pytest.raises(stop_signals.Stopped) as e:
+        execute.execute(quickstart, store, progress=lambda line: None, arts=fake_artifacts(tmp_path))
     assert e.value.signum == signal.SIGTERM
     (run,) = store.iterdir()
     assert not run.name.startswith(".") and json.loads((run / "run.json").read_text())["status"]
     # Holding ends with the run: the next one's simulation is stoppable again.
     assert stop_signals._held is None
+
+
+def test_a_stop_after_a_boot_was_simulated_waits_until_its_checkpoint_is_published(
+        fake_gem5: Path, tmp_path: Path, quickstart: specmod.Spec, monkeypatch: pytest.MonkeyPatch,
+        unwinding):
+    """A boot is minutes of simulation: a SIGTERM that arrives once gem5 has
+    written it, while its consoles are read, unwinds after the checkpoint is
+    published, and the next run restores it."""
+    import signal
+
+    from g5net.machine import stop_signals
+
+    read = engine.read_text
+    sent: list[int] = []
+
+    def stopped_meanwhile(path):
+        if not sent:
+            sent.append(signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)  # the handler has run: the stop is held, not raised
+        return read(path)
+
+    monkeypatch.setattr(engine, "read_text", stopped_meanwhile)
+    with pytest.raises(stop_signals.Stopped):
+        _run(quickstart, tmp_path, "a")
+    assert engine.Gem5Engine().checkpoint(quickstart, fake_artifacts(tmp_path)).exists()
+    monkeypatch.setattr(engine, "read_text", read)
+    _, out, progress = _run(quickstart, tmp_path, "b")
+    assert out.failure is None and out.boot_s == {}
+    assert any("restoring checkpoint" in line for line in progress)

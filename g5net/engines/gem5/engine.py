@@ -450,6 +450,15 @@ class Gem5Engine(Engine):
         progress(f"booting {', '.join(h.name for h in spec.hosts)} on "
                  f"{spec.hosts[0].cpu.boot_model} CPUs for checkpoint {ckpt.key[:12]} "
                  f"(console: g5net console {rd.path} --host {spec.hosts[0].name})")
+        try:
+            return self._boot_into(spec, artifacts, ckpt, rd, deadline, progress)
+        finally:
+            # A stop that came once the boot was simulated unwinds now, its
+            # checkpoint published (or its failure recorded) for the next run.
+            stop_signals.release()
+
+    def _boot_into(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir,
+                   deadline: float, progress: Progress) -> dict[str, float]:
         with staging(ckpt.path) as tmp:
             new = ckpt.staged(tmp)
             rd.m5out_boot.symlink_to(new.m5out, target_is_directory=True)
@@ -461,6 +470,7 @@ class Gem5Engine(Engine):
                 result, files = self._run_phase(spec, config, new, new.m5out, new.cpt, new.boot_log,
                                                 deadline, lambda line: progress(f"booting: {line}"),
                                                 stall=BOOT_STALL)
+                stop_signals.hold()  # minutes of boot simulated: published before a stop unwinds
             finally:
                 rd.m5out_boot.unlink()
             consoles = {name: read_text(path) for name, path in files.items()}
