@@ -626,6 +626,8 @@ class Gem5Engine(Engine):
             self._fast_forward_into(spec, artifacts, ckpt, warm, jobs, rd, deadline, progress)
         except _Unfinished as e:
             return e.outcome
+        finally:
+            stop_signals.release()  # as after a boot (_boot): the warm checkpoints published first
         return None
 
     def _fast_forward_into(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint,
@@ -641,6 +643,7 @@ class Gem5Engine(Engine):
                 ckpt.cpt, checkpoints_out=[new.cpt(k) for k in range(n)]).to_json())
             result, files = self._run_phase(spec, config, rd, new.m5out, ckpt.cpt, new.log, deadline,
                                             lambda line: progress(f"fast-forward: {line}"))
+            stop_signals.hold()
             consoles = {h.name: read_text(ckpt.console(h.name)) + read_text(files[h.name])
                         for h in spec.hosts}
             if result.returncode != ExitStatus.DONE:
