@@ -357,7 +357,13 @@ def test_sampled_points_are_estimated_from_committed_sampled_runs_and_share_thei
         "fast_forward": {"wall_s": 400.0, "simulated_s": 0.110, "this_run": True},
         "windows_wall_s": [75.0] * 8})
     rd.run_json.write_text(json.dumps(record))
-    results.save(study, "quick", tmp_path / "runs")
+    # A run whose record of them is damaged measures nothing here.
+    other = make_run(tmp_path / "runs", specs.loads(sampled_text.replace("window_ms = 5.0", "window_ms = 6.0")),
+                     ran_on=GEM5)
+    damaged = json.loads(other.run_json.read_text())
+    damaged["timings"].update(wall_s=1000.0, sampled={"fast_forward": [400.0], "windows_wall_s": "75"})
+    other.run_json.write_text(json.dumps(damaged))
+    assert results.save(study, "quick", tmp_path / "runs") == 2
 
     rates = estimate.measured(studies)
     rate = rates.sampled_by_model["timing"]

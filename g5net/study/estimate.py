@@ -220,7 +220,9 @@ def _add_sampled(s: _SampledSamples, spec: Spec, took: object) -> None:
     into `s`; nothing where it has none (made before they were recorded)."""
     if not isinstance(took, dict):
         return
-    ff, windows = took.get("fast_forward") or {}, took.get("windows_wall_s") or []
+    ff, windows = took.get("fast_forward"), took.get("windows_wall_s")
+    if not isinstance(ff, dict) or not isinstance(windows, list):
+        return
     wall, simulated = ff.get("wall_s"), ff.get("simulated_s")
     measured_windows = [w for w in windows if isinstance(w, (int, float)) and w > 0]
     if not (isinstance(wall, (int, float)) and isinstance(simulated, (int, float)) and wall > 0
