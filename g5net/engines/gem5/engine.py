@@ -535,8 +535,7 @@ class Gem5Engine(Engine):
         """Sampled windows (sampled.py): the stream's warm checkpoints, made
         unless another point made them, then its windows, those not measured yet."""
         names = board_names(spec)
-        made_here = not self.warm_checkpoints(spec, ckpt)[0].exists()
-        warm, failed = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
+        warm, failed, made_here = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
         if failed:
             return Outcome(consoles=failed.consoles, wall_s=time.monotonic() - start,
                            timed_out=failed.timed_out, failure=failed.failure,
@@ -584,7 +583,7 @@ class Gem5Engine(Engine):
                 return str(e)
             with locked(checkpoints.lock_name(ckpt.key), progress, shared=True):
                 ckpt.used.touch()
-                warm, failed = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
+                warm, failed, _ = self._warm(spec, artifacts, ckpt, rd, deadline, progress)
                 if failed:
                     return str(failed.failure or "the fast-forward timed out")
                 final = warm.window(self._windows_key(spec), k)
@@ -601,9 +600,10 @@ class Gem5Engine(Engine):
         return hashlib.sha256(f"{self.info().digest}:{spec_digest(spec)}".encode()).hexdigest()
 
     def _warm(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, rd: RunDir, deadline: float,
-              progress: Progress) -> tuple[WarmCheckpoints, Outcome | None]:
+              progress: Progress) -> tuple[WarmCheckpoints, Outcome | None, bool]:
         """The warm checkpoints of `spec`, fast-forwarded into now unless they
-        exist; the fast-forward's failure, or None. The jobs go into `rd`."""
+        exist; the fast-forward's failure, or None; whether this run made
+        them. The jobs go into `rd`."""
         warm, jobs = self.warm_checkpoints(spec, ckpt)
         for h in spec.hosts:
             rd.job_script(h.name).write_text(jobs[h.name])
@@ -611,8 +611,8 @@ class Gem5Engine(Engine):
             with locked_unless(warm.lock_name, warm.exists, progress) as mine:
                 if mine and not warm.exists():
                     return warm, self._fast_forward(spec, artifacts, ckpt, warm, jobs, rd, deadline,
-                                                    progress)
-        return warm, None
+                                                    progress), True
+        return warm, None, False
 
     def _fast_forward(self, spec: Spec, artifacts: Artifacts, ckpt: Checkpoint, warm: WarmCheckpoints,
                       jobs: dict[str, str], rd: RunDir, deadline: float,
