@@ -9,6 +9,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,52 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
+          client_cmd: Callable[[int], list[str]]) -> tuple[int, str, str]:
+    """Server and client QEMUs to their ends, their consoles in files (a pipe
+    that nobody reads while the other guest runs would stall a guest's serial
+    output). A server that stops at boot because its disk probes swapped
+    (boot_alone) ends the client at once: the client would otherwise retry
+    its connections for many minutes against no server."""
+    port = _free_port()
+    server_path, client_path = tmp_path / "server.console", tmp_path / "client.console"
+    with open(server_path, "wb") as sout, open(client_path, "wb") as cout:
+        server = subprocess.Popen(server_cmd(port), stdout=sout, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL)
+        client = None
+        try:
+            deadline = time.monotonic() + 10
+            while f":{port:04X} 00000000:0000 0A" not in Path("/proc/net/tcp").read_text():
+                assert time.monotonic() < deadline, "the server's QEMU never listened"
+                time.sleep(0.05)
+            client = subprocess.Popen(client_cmd(port), stdout=cout, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL)
+            deadline = time.monotonic() + 600
+            while client.poll() is None:
+                if server.poll() is not None and qemu_engine.disks_swapped(
+                        server_path.read_text(errors="replace")):
+                    break
+                if time.monotonic() > deadline:
+                    pytest.fail("the client did not end within 600 s; its console ends:\n"
+                                + client_path.read_text(errors="replace")[-3000:]
+                                + "\nand the server's:\n"
+                                + server_path.read_text(errors="replace")[-3000:])
+                time.sleep(1)
+            if client.poll() is not None and client.returncode == 0:
+                try:
+                    server.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    pytest.fail("the server did not end within 60 s of its client; its console "
+                                "ends:\n" + server_path.read_text(errors="replace")[-3000:])
+        finally:
+            for proc in (client, server):
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+    return (client.returncode if client else -1, server_path.read_text(errors="replace"),
+            client_path.read_text(errors="replace"))
+
+
 def test_two_guests_iperf_iperf3_netpipe(tmp_path):
     """Back to back over a QEMU socket netdev: each server exits after its client
     (lib.sh's notes), so one job runs the three benchmarks in sequence."""
@@ -108,38 +155,21 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         "g5_capture iperf3 g5_retry 60 iperf3 -c 10.0.0.1 -n 8M\n"
         "g5_capture netpipe g5_retry 60 NPtcp -h 10.0.0.1 -u 65536 -o $G5_OUT/netpipe.np\n",
         tmp_path / "client.img")
-    port = _free_port()
-    # The server's console goes to a file, not a pipe that nobody reads while the
-    # client runs (a full pipe would stall the guest's serial output), so a
-    # server that outlives its client can be shown where it stands.
-    server_console = tmp_path / "server.console"
-    with open(server_console, "wb") as out:
-        server = subprocess.Popen(
-            qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
-                 netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01"),
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while f":{port:04X} 00000000:0000 0A" not in Path("/proc/net/tcp").read_text():
-            assert time.monotonic() < deadline, "the server's QEMU never listened"
-            time.sleep(0.05)
-        client = subprocess.run(
-            qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
-                 netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02"),
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
-        assert client.returncode == 0, \
-            f"client QEMU failed ({client.returncode}): {client.stderr}\n{client.stdout[-3000:]}"
-        c = results(client.stdout)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pytest.fail("the server did not end within 60 s of its client; its console ends:\n"
-                        + server_console.read_text(errors="replace")[-3000:])
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
-    s = results(server_console.read_text(errors="replace"))
+    def server_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
+                    netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01")
+
+    def client_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
+                    netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
+
+    for _ in range(qemu_engine.DISK_SWAP_ATTEMPTS):
+        client_rc, server_console, client_console = _pair(tmp_path, server_cmd, client_cmd)
+        if not (qemu_engine.disks_swapped(server_console)
+                or qemu_engine.disks_swapped(client_console)):
+            break
+    assert client_rc == 0, f"client QEMU failed ({client_rc}):\n{client_console[-3000:]}"
+    c, s = results(client_console), results(server_console)
     assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"
     assert re.search(r"\d+ [MG]bits/sec", c["items"]["iperf.out"]), c["items"]["iperf.out"]
     assert s["items"]["iperf.rc"] == "0\n" and s["items"]["iperf3.rc"] == "0\n"
