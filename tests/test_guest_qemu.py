@@ -94,13 +94,25 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def booted_pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
+                client_cmd: Callable[[int], list[str]]) -> tuple[int, str, str]:
+    """Server and client QEMUs (their commands for a port of the socket
+    netdev) to their ends: the client's exit status and both consoles. The
+    pair is booted again where a guest's disk probes swapped (boot_alone)."""
+    for _ in range(qemu_engine.DISK_SWAP_ATTEMPTS):
+        outcome = _pair(tmp_path, server_cmd, client_cmd)
+        if not any(map(qemu_engine.disks_swapped, outcome[1:])):
+            break
+    return outcome
+
+
 def _pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
           client_cmd: Callable[[int], list[str]]) -> tuple[int, str, str]:
-    """Server and client QEMUs to their ends, their consoles in files (a pipe
-    that nobody reads while the other guest runs would stall a guest's serial
-    output). A server that stops at boot because its disk probes swapped
-    (boot_alone) ends the client at once: the client would otherwise retry
-    its connections for many minutes against no server."""
+    """One boot of booted_pair, the consoles in files (a pipe that nobody
+    reads while the other guest runs would stall a guest's serial output). A
+    server that stops at boot because its disk probes swapped ends the
+    client at once: the client would otherwise retry its connections for
+    many minutes against no server."""
     port = _free_port()
     server_path, client_path = tmp_path / "server.console", tmp_path / "client.console"
     with open(server_path, "wb") as sout, open(client_path, "wb") as cout:
@@ -163,11 +175,7 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
                     netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
 
-    for _ in range(qemu_engine.DISK_SWAP_ATTEMPTS):
-        client_rc, server_console, client_console = _pair(tmp_path, server_cmd, client_cmd)
-        if not (qemu_engine.disks_swapped(server_console)
-                or qemu_engine.disks_swapped(client_console)):
-            break
+    client_rc, server_console, client_console = booted_pair(tmp_path, server_cmd, client_cmd)
     assert client_rc == 0, f"client QEMU failed ({client_rc}):\n{client_console[-3000:]}"
     c, s = results(client_console), results(server_console)
     assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"

@@ -220,7 +220,7 @@ def test_a_udp_client_waits_for_its_bound_server_without_connect_retries(quickst
     """iperf 2 refuses --connect-retries with -u ("not supported with -u UDP"):
     the server answers on its ready port once /proc/net/udp shows its socket."""
     s = specs.loads(quickstart_text.replace('kind = "iperf"', 'kind = "iperf"\nprotocol = "udp"', 1)
-                   .replace('protocol = "tcp"\n', '', 1))
+                   .replace('protocol = "tcp"\n', '', 1).replace("msg_bytes = 131072", "msg_bytes = 1470"))
     assert s.workloads[0].protocol == "udp"
     [client] = [l for l in render(s, s.host("client")).splitlines() if "iperf -c" in l]
     [server] = [l for l in render(s, s.host("server")).splitlines() if "iperf -s" in l]

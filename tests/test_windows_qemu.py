@@ -4,7 +4,8 @@ same boot in a folder of its own, and the run reports every metric as the
 mean over its repeats with their 95% interval, the windows' beside it; the
 stream's two ends count the same bytes on the wire. Then the same windows of
 a UDP stream over two NICs, and of a TCP stream followed by a NetPIPE latency
-workload, which runs as a region of its own."""
+workload, which runs as a region of its own; and a UDP server whose client
+sent no last datagram, stopped after its windows."""
 
 from __future__ import annotations
 
@@ -15,8 +16,14 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
+from g5net import artifacts
 from g5net.metrics import spread
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
+from g5net.workloads.kinds.iperf import parse_csv
+from test_guest_qemu import booted_pair, cmdline, job_disk, qemu, results
+from test_job import render
+from test_windows_spec import windowed
 
 pytestmark = pytest.mark.slow
 
@@ -205,3 +212,40 @@ def test_a_latency_workload_after_a_windowed_stream_reports_its_latency(then_lat
     assert 0 < latency["latency_us"] < 100_000 and latency["peak_mbps"] > 0
     assert latency["latency_us"] == results["client"]["workloads"]["latency"]["latency_us"]
     assert metrics["aggregate"]["latency"]["latency_us_mean"] == latency["latency_us"]
+
+
+def test_a_udp_server_whose_client_sent_no_last_datagram_is_stopped_and_reports(tmp_path: Path):
+    """iperf 2's UDP server ends on its client's last datagram, which a
+    saturated receiver can drop (the multi-NIC study's x4 point); it would
+    then wait out its limit. Here the client's iperf is killed (-9) where
+    the product interrupts it, so it sends none: the server, stopped one
+    window after it answered that its windows were over, still reports what
+    it received, instead of waiting out its limit."""
+    s = specs.loads(windowed("qemu", **{
+        "duration_s = 0.055": 'duration_s = 30\nprotocol = "udp"\nudp_mbps = 20\nmsg_bytes = 1470'}))
+    client_text = render(s, s.host("client"))
+    assert client_text.count("kill -INT $g5_stop") == 1
+    server_job = job_disk(render(s, s.host("server")), tmp_path / "server.img")
+    client_job = job_disk(client_text.replace("kill -INT $g5_stop", "kill -9 $g5_stop"),
+                          tmp_path / "client.img")
+    k, img = artifacts.kernel("smp"), artifacts.image()
+
+    def server_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
+                    netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01")
+
+    def client_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
+                    netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
+
+    client_rc, server_console, client_console = booted_pair(tmp_path, server_cmd, client_cmd)
+    assert client_rc == 0, client_console[-3000:]
+    server = results(server_console)["items"]
+    # The client sent no last datagram: its report is missing, and the
+    # server's tried to acknowledge it in vain.
+    assert results(client_console)["items"]["stream.rc"] == "137\n"
+    assert server["stream.rc"] == "0\n", server.get("stream.err")
+    # The server ran for a fraction of a second, not until its limit (150 s:
+    # a server left to it reports 0.0-147.8 s, on its limit's SIGTERM).
+    report = parse_csv(server["stream.out"])
+    assert report["duration_s"] < 10 and report["datagrams"] > 100 and 0 <= report["loss_pct"] < 100

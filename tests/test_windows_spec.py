@@ -72,13 +72,16 @@ def windowed(engine: str = "gem5", **replace: str) -> str:
     # Two streams' windows would mix: the message names both.
     (windowed() + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\n', "experiment.windows",
      "workloads.stream and workloads.other are streams"),
-    (windowed() + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\nprotocol = "udp"\n',
+    (windowed() + '[workloads.other]\nkind = "iperf"\nduration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 1470\n',
      "experiment.windows", "a second stream's windows would mix"),
     # A UDP stream is a stream like any other: by time, long enough.
-    (windowed(**{"duration_s = 0.055": 'bytes = 4000000\nprotocol = "udp"'}), "workloads.stream.bytes",
-     "for a time"),
-    (windowed(**{"duration_s = 0.055": 'duration_s = 0.05\nprotocol = "udp"'}),
+    (windowed(**{"duration_s = 0.055": 'bytes = 4000000\nprotocol = "udp"\nmsg_bytes = 1470'}),
+     "workloads.stream.bytes", "for a time"),
+    (windowed(**{"duration_s = 0.055": 'duration_s = 0.05\nprotocol = "udp"\nmsg_bytes = 1470'}),
      "workloads.stream.duration_s", "ends before the windows do"),
+    # Its message is a datagram (iperf -l), which IPv4 holds to 65,507 bytes.
+    (windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 65508'}),
+     "workloads.stream.msg_bytes", "more than a UDP datagram carries over IPv4 (65507 bytes)"),
     # NetPIPE runs after the windowed stream, never before it, nor after
     # sampled windows, which end inside the stream.
     (NETPIPE + windowed(), "workloads.latency.kind", "lists it before; list it after workloads.stream"),
@@ -165,7 +168,7 @@ def test_a_udp_stream_waits_for_its_flows_in_proc_net_udp_and_keeps_its_own_hand
     """iperf 2 connect()s a UDP flow's sockets (the server's on the first
     datagram), so each host waits for state 01 in /proc/net/udp; the kind's
     own ready handshake, inside its command, is the only one."""
-    s = specs.loads(windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"'}))
+    s = specs.loads(windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 1470'}))
     client, server = _region(render(s, s.host("client"))), _region(render(s, s.host("server")))
     assert client[0] == server[0] == "iperf -v >/dev/null 2>&1"
     assert client[1].startswith("{ i=0; until nc 10.0.0.1 35001 ") and " iperf -c 10.0.0.1 " in client[1]
@@ -176,13 +179,24 @@ def test_a_udp_stream_waits_for_its_flows_in_proc_net_udp_and_keeps_its_own_hand
     assert client[4] == "g5_windows_arm 10000000 5000000"
     assert server[1].startswith("{ g5_capture stream ") and server[1].endswith("; wait $p; } &")
     assert "grep -q ':1389 ' /proc/net/udp /proc/net/udp6" in server[1] and "nc -l -p 35001 " in server[1]
-    assert server[2].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 ' /proc/net/udp /proc/net/udp6 ")
-    # One handshake each, no TCP listening wait; then stopped as a TCP stream is.
+    assert server[3].startswith("i=0; until grep -qE ':1389 [0-9A-F]+:[0-9A-F]{4} 01 ' /proc/net/udp /proc/net/udp6 ")
+    # One handshake each, no TCP listening wait; the client stopped as a TCP
+    # stream's is. The server too, found while its flow connects, but two
+    # windows after its own span (10 + 10 x 5 ms): by then every client has
+    # stopped, and a server whose client's last datagram arrived has ended.
     assert sum("35001" in line for line in client) == sum("35001" in line for line in server) == 1
     assert not any("/proc/net/tcp" in line for line in client + server)
     assert client[-5:] == ["g5_window_snap stream.w0", "sleep 0.0501", "kill -INT $g5_stop",
                            "g5_window_snap stream.w8", "wait"]
-    assert server[-3:] == ["g5_window_snap stream.w0", "wait", "g5_window_snap stream.w8"]
+    assert server[2] == PIDS
+    assert server[-5:] == ["g5_window_snap stream.w0", "sleep 0.0601", "kill -INT $g5_stop 2>/dev/null",
+                           "wait", "g5_window_snap stream.w8"]
+    # Under QEMU a client stops as soon as its server says its last window is
+    # over: the server is stopped one window after that.
+    q = specs.loads(windowed("qemu", **{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 1470'}))
+    assert _region(render(q, q.host("server")))[-4:] == [
+        "timeout 120 nc -l -p 35001 </dev/null >/dev/null &", "sleep 0.005",
+        "kill -INT $g5_stop 2>/dev/null", "wait"]
 
 
 def test_a_udp_stream_over_two_nics_waits_for_every_flow():
@@ -190,7 +204,7 @@ def test_a_udp_stream_over_two_nics_waits_for_every_flow():
     pinned to its own CPU; each host waits for all four flows, in one loop
     (one grep a poll, not one loop a flow), before its clock starts."""
     s = specs.loads(windowed("qemu", **{
-        "duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\ninstances = 2\npin_each = true',
+        "duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 1470\ninstances = 2\npin_each = true',
         '[hosts.server]': '[host.cpu]\ncores = 2\n[host.nic]\ncount = 2\n[hosts.server]'}))
     for host, pattern in (("client", " [0-9A-F]+:{port} 01 "), ("server", ":{port} [0-9A-F]+:[0-9A-F]{{4}} 01 ")):
         lines = _region(render(s, s.host(host)))
@@ -243,7 +257,7 @@ def test_netpipe_after_a_windowed_stream_is_a_region_of_its_own_without_a_stats_
 
 
 def test_specs_the_studies_need_are_accepted():
-    udp = windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\ninstances = 2\npin_each = true',
+    udp = windowed(**{"duration_s = 0.055": 'duration_s = 0.055\nprotocol = "udp"\nmsg_bytes = 1470\ninstances = 2\npin_each = true',
                       '[hosts.server]': '[host.cpu]\ncores = 2\n[host.nic]\ncount = 3\n[hosts.server]'})
     assert specs.loads(udp).workloads[0].protocol == "udp"
     mpi = NETPIPE.replace("latency", "mpi").replace('"netpipe"', '"mpi"')

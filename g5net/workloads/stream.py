@@ -12,6 +12,9 @@ from .kind import WorkloadKind
 if TYPE_CHECKING:
     from .flows import Instance
 
+# An IPv4 datagram's 65,535 bytes less its IP and UDP headers (20 and 8).
+MAX_UDP_PAYLOAD = 65507
+
 
 class StreamKind(WorkloadKind):
     streams = True
@@ -21,6 +24,13 @@ class StreamKind(WorkloadKind):
         super().check(spec, w, key)
         if w.duration_s == 0 and w.bytes == 0:
             raise SpecError(f"{key}: set duration_s or bytes")
+        if w.protocol == "udp" and w.msg_bytes > MAX_UDP_PAYLOAD:
+            # iperf's -l is then each datagram's payload: iperf 2.1.8's
+            # client fails every write of a larger one ("Message too long")
+            # and exits 0, having sent nothing.
+            raise SpecError(f"{key}.msg_bytes: {w.msg_bytes} is more than a UDP datagram "
+                            f"carries over IPv4 ({MAX_UDP_PAYLOAD} bytes); with protocol = "
+                            f"\"udp\" it is each datagram's size")
         e = spec.experiment
         if not e.windows:
             return

@@ -39,7 +39,9 @@ Then the job ends its flows where the benchmark reports when interrupted
 (iperf 2: its duration_s is then the longest the stream may run, and the
 time a host takes to see its flows connected costs no window; a UDP client
 so stopped still ends its flow, and its server reports what it received and
-lost), and waits for them. Item NAME.w<k>.proc is the snapshot
+lost; that server is stopped too, after its clients, since a last datagram
+the receiver drops would leave it waiting: kinds/iperf.py), and waits for
+them. Item NAME.w<k>.proc is the snapshot
 at the end of window k (w0: at the first's start, or the warm-up's).
 
 One stream per spec is measured so (measured()). NetPIPE workloads may
@@ -199,11 +201,22 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
         # snapshot is taken, and a client stops its flows only then.
         lines += [f"{answer_ready(w, i)} &" for i in _first_of_each_peer(served)]
         lines += [wait_ready(i) for i in _first_of_each_peer(clients)]
+        if not clients and stop:
+            # Its clients stop their flows as soon as they hear it.
+            return lines + _server_stopped(signal, e.window_ms) + ["wait"]
     elif all(i.serves for i in insts):
         # A server's clock started when it saw its flows connect, before its
         # clients saw it: a snapshot after its own span could fall into their
         # windows. It snapshots once its flows have ended instead.
-        return lines + [f"g5_window_snap {_tag(name, 0)}", "wait", f"g5_window_snap {_tag(name, e.windows)}"]
+        ending = ["wait"]
+        if stop:
+            # Its clients' clocks may have started up to a window before or
+            # after its own (a UDP server's on their first datagram), and
+            # those that arm no windows stream one window more: two windows
+            # after its own span, every client has stopped.
+            ending = _server_stopped(signal, e.warmup_ms + (e.windows + 2) * e.window_ms
+                                     + _LAST_SNAPSHOT_MS) + ending
+        return lines + [f"g5_window_snap {_tag(name, 0)}", *ending, f"g5_window_snap {_tag(name, e.windows)}"]
     else:
         # Other clients than the one that armed the windows wait one window
         # more before they snapshot and stop: their clocks started about when
@@ -216,6 +229,13 @@ def region(e: Experiment, w: Workload, insts: list[Instance], kind: WorkloadKind
                         f"sleep {_seconds(e.warmup_ms + windows * e.window_ms + _LAST_SNAPSHOT_MS)}",
                         *signal, f"g5_window_snap {_tag(name, e.windows)}", "wait"]
     return lines + signal + ["wait"]
+
+
+def _server_stopped(signal: list[str], after_ms: float) -> list[str]:
+    """A server host's own stop (a UDP iperf's, kinds/iperf.py), `after_ms`
+    by its clock once its clients have stopped theirs: until then it ends on
+    its own once its flows have, and the signal finds it gone."""
+    return [f"sleep {_seconds(after_ms)}", *(f"{line} 2>/dev/null" for line in signal)]
 
 
 def _pids(program: str, count: int) -> str:
