@@ -94,11 +94,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def booted_pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
-                client_cmd: Callable[[int], list[str]]) -> tuple[int, str, str]:
-    """Server and client QEMUs (their commands for a port of the socket
-    netdev) to their ends: the client's exit status and both consoles. The
-    pair is booted again where a guest's disk probes swapped (boot_alone)."""
+def booted_pair(tmp_path: Path, server_job: Path, client_job: Path) -> tuple[int, str, str]:
+    """A server (10.0.0.1) and a client (10.0.0.2) on the smp kernel, each
+    with its job disk, back to back over a QEMU socket netdev, to their
+    ends: the client's exit status and both consoles. The pair is booted
+    again where a guest's disk probes swapped (boot_alone)."""
+    k, img = artifacts.kernel("smp"), artifacts.image()
+
+    def server_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
+                    netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01")
+
+    def client_cmd(port: int) -> list[str]:
+        return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
+                    netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
+
     for _ in range(qemu_engine.DISK_SWAP_ATTEMPTS):
         outcome = _pair(tmp_path, server_cmd, client_cmd)
         if not any(map(qemu_engine.disks_swapped, outcome[1:])):
@@ -155,7 +165,6 @@ def _pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
 def test_two_guests_iperf_iperf3_netpipe(tmp_path):
     """Back to back over a QEMU socket netdev: each server exits after its client
     (lib.sh's notes), so one job runs the three benchmarks in sequence."""
-    k, img = artifacts.kernel("smp"), artifacts.image()
     server_job = job_disk(
         "g5_capture iperf timeout 120 iperf -s -P 1\n"
         "g5_capture iperf3 timeout 120 iperf3 -s -1\n"
@@ -167,15 +176,7 @@ def test_two_guests_iperf_iperf3_netpipe(tmp_path):
         "g5_capture iperf3 g5_retry 60 iperf3 -c 10.0.0.1 -n 8M\n"
         "g5_capture netpipe g5_retry 60 NPtcp -h 10.0.0.1 -u 65536 -o $G5_OUT/netpipe.np\n",
         tmp_path / "client.img")
-    def server_cmd(port: int) -> list[str]:
-        return qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
-                    netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01")
-
-    def client_cmd(port: int) -> list[str]:
-        return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
-                    netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
-
-    client_rc, server_console, client_console = booted_pair(tmp_path, server_cmd, client_cmd)
+    client_rc, server_console, client_console = booted_pair(tmp_path, server_job, client_job)
     assert client_rc == 0, f"client QEMU failed ({client_rc}):\n{client_console[-3000:]}"
     c, s = results(client_console), results(server_console)
     assert c["job_rc"] == 0 and s["job_rc"] == 3, "NPtcp's receiver always ends with status 3"

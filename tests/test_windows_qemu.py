@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from g5net import artifacts
 from g5net.metrics import spread
 from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.workloads.kinds.iperf import parse_csv
-from test_guest_qemu import booted_pair, cmdline, job_disk, qemu, results
+from test_guest_qemu import booted_pair, job_disk, results
 from test_job import render
 from test_windows_spec import windowed
 
@@ -228,17 +227,7 @@ def test_a_udp_server_whose_client_sent_no_last_datagram_is_stopped_and_reports(
     server_job = job_disk(render(s, s.host("server")), tmp_path / "server.img")
     client_job = job_disk(client_text.replace("kill -INT $g5_stop", "kill -9 $g5_stop"),
                           tmp_path / "client.img")
-    k, img = artifacts.kernel("smp"), artifacts.image()
-
-    def server_cmd(port: int) -> list[str]:
-        return qemu(k, img, cmdline("server", "server", "10.0.0.1"), server_job,
-                    netdev=f"socket,id=n0,listen=127.0.0.1:{port}", mac="52:54:00:00:00:01")
-
-    def client_cmd(port: int) -> list[str]:
-        return qemu(k, img, cmdline("client", "client", "10.0.0.2"), client_job,
-                    netdev=f"socket,id=n0,connect=127.0.0.1:{port}", mac="52:54:00:00:00:02")
-
-    client_rc, server_console, client_console = booted_pair(tmp_path, server_cmd, client_cmd)
+    client_rc, server_console, client_console = booted_pair(tmp_path, server_job, client_job)
     assert client_rc == 0, client_console[-3000:]
     server = results(server_console)["items"]
     # The client sent no last datagram: its report is missing, and the
