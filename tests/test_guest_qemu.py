@@ -147,7 +147,10 @@ def _pair(tmp_path: Path, server_cmd: Callable[[int], list[str]],
                                 + "\nand the server's:\n"
                                 + server_path.read_text(errors="replace")[-3000:])
                 time.sleep(1)
-            if client.poll() is not None and client.returncode == 0:
+            # A client stopped at boot likewise leaves its server waiting: both
+            # boot again (booted_pair).
+            if client.poll() is not None and client.returncode == 0 and not \
+                    qemu_engine.disks_swapped(client_path.read_text(errors="replace")):
                 try:
                     server.wait(timeout=60)
                 except subprocess.TimeoutExpired:
