@@ -18,6 +18,11 @@ TWO_DUMPS = FIXTURES / "2024-v24-x86-se-timing-classic-2dumps.stats.txt"
 # niagara2 preset at 2 cores x 8 threads): the warm-up's end, then two 5 ms
 # windows; only the CPUs' cycle and power-state lines kept.
 SIXTEEN_CPUS = FIXTURES / "2024-v24-x86-fs-16cpu-windows-trimmed.stats.txt"
+# Four dumps of a windowed stream into a receiver of 4 timing CPUs (the
+# niagara2 preset at 2 cores x 2 threads), whose CPU 1 had been halted since
+# before the stats reset: gem5 printed 0 cycles for it until it woke in the
+# second window. Only the server CPUs' cycle and power-state lines kept.
+ASLEEP = FIXTURES / "2024-v24-x86-fs-4cpu-windows-asleep-trimmed.stats.txt"
 
 
 def test_per_packet_interrupts_and_context_switches_for_both_hosts(tmp_path):
@@ -65,12 +70,13 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     # Each dump's catalogue metrics, the L2's instruction misses (526 of its 778:
     # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
     # CPU's busy and all cycles (2103774.998 of 2103775: gem5 keeps the busy share
-    # as a time-weighted average); the second dump ran no cycle, so has no CPU time.
-    # Each region's first and last tick: the second dump follows the first.
+    # as a time-weighted average); the second dump ran no cycle: (0, 0), and no
+    # CPU time below. Each region's first and last tick: the second dump follows the first.
     assert gem5 == {"stream": [{"board": {**dumps[0], "l2_inst_misses": 526,
                                           "cpu_cycles": [(2103774.998, 2103775.0)],
                                           "region_ticks": (0, 1051887500)}}],
-                    "second": [{"board": {**dumps[1], "region_ticks": (1051887500, 21051887500)}}]}
+                    "second": [{"board": {**dumps[1], "cpu_cycles": [(0.0, 0.0)],
+                                          "region_ticks": (1051887500, 21051887500)}}]}
 
     out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w][0]["board"]) for w in names}
     first = out["stream"]
@@ -119,6 +125,28 @@ def test_a_windows_cpu_time_is_gem5s_on_time_in_it_even_for_a_cpu_that_slept_thr
     cycles = [d.value("client.processor.cores0.core.numCycles") for d in dumps]
     assert cycles[1] == cycles[2] > cycles[0]
     assert gem5_metrics.cpu(windows[1]["client"], 8)["cpu_util_per_cpu"][0] == pytest.approx(0, abs=1e-9)
+
+
+def test_a_cpu_halted_since_the_reset_is_idle_in_the_windows_not_missing_from_them():
+    """Its cycle counts are 0 until it wakes: the host's CPU figures were left
+    out of those dumps, and the window in which it woke was given the other
+    CPUs' busy time since the reset (205% in a Niagara 2 quick point)."""
+    dumps = list(iter_dumps(ASLEEP))
+    assert [d.value("server.processor.cores1.core.numCycles") for d in dumps[:3]] == [0, 0, 43153748]
+
+    def on(k: int, cpu: int) -> float:
+        # gem5 prints no residency for a state the CPU has not been in.
+        stat = dumps[k].get(f"server.processor.cores{cpu}.core.power_state.pwrStateResidencyTicks::ON")
+        return stat.value if stat is not None else 0.0
+
+    windows = gem5_metrics.roi_stats(ASLEEP, [("stream", 4)])["stream"]
+    assert len(windows) == 3
+    for k, window in enumerate(windows):
+        ticks = dumps[k + 1].value("simTicks") - dumps[k].value("simTicks")
+        cpu = gem5_metrics.cpu(window["server"], threads_per_core=2)
+        assert cpu["cpu_util_per_cpu"] == pytest.approx(
+            [(on(k + 1, i) - on(k, i)) / ticks for i in range(4)], abs=1e-9)
+    assert gem5_metrics.cpu(windows[0]["server"], 2)["cpu_util_per_cpu"][1] == 0
 
 
 def test_gem5_nic_counters_are_the_packet_count():

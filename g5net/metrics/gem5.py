@@ -143,7 +143,9 @@ def cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
     """CPU utilisation from gem5's cycle counters (stats/cpu_time.py): per host,
     per CPU and per core, and the CPUs' busy seconds over the dump."""
     cpus, seconds = gem5.get("cpu_cycles"), gem5.get("sim_seconds")
-    if not cpus or not seconds:
+    # A region of one dump whose CPU slept throughout has no count of that
+    # CPU's cycles (per_cpu); a window's are its ticks (_window_cpu_time).
+    if not cpus or not seconds or not all(total > 0 for _, total in cpus):
         return {}
     each = [busy / total for busy, total in cpus]
     return {"cpu_util": sum(b for b, _ in cpus) / sum(t for _, t in cpus),
