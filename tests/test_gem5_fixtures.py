@@ -23,6 +23,7 @@ from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
 from g5net.engines.gem5.engine import job_script
 from g5net.workloads import results
+from test_job import before_ending
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = RunDir(FIXTURES / "gem5-quickstart")
@@ -37,6 +38,16 @@ SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 AWAITING_REMAKE = {
     "gem5-jumbo-two-nics"}
 AWAITING_REMAKE_WHY = "made before the idle-loop kernel patch and the stack counters (AWAITING_REMAKE)"
+
+# Fixtures made before every gem5 job ended the run itself (g5net/workloads/job.py,
+# _ending): one process's jobs left it to g5init, per-host processes' said so
+# in other words. The same jobs up to that ending, so the same regions. Take a
+# name out once it is made again.
+AWAITING_ENDING = {
+    "gem5-quickstart-per-host", "gem5-switched-per-host", "gem5-dca", "gem5-jumbo-two-nics", "gem5-mrrs-4096", "gem5-mrrs-512", "gem5-quickstart",
+    "gem5-sampled", "gem5-sampled-o3", "gem5-sampled-warming-0", "gem5-sampled-warming-1",
+    "gem5-sampled-warming-2", "gem5-smp", "gem5-steady-16k", "gem5-steady-4k", "gem5-steady-64k",
+    "gem5-steady-state", "gem5-switched", "gem5-whole-life"}
 
 
 def skip_unless_remade(*names: str) -> None:
@@ -66,10 +77,18 @@ def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     rd = RunDir(fixture)
     spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
     for host in spec.hosts:
-        if rd.job_script(host.name).read_text() != job_script(spec, host) and fixture.name in AWAITING_REMAKE:
+        made, now = rd.job_script(host.name).read_text(), job_script(spec, host)
+        if made != now and fixture.name in AWAITING_REMAKE:
             pytest.skip(f"job-{host.name}.sh is not what g5net writes now: {AWAITING_REMAKE_WHY}")
-        assert rd.job_script(host.name).read_text() == job_script(spec, host), \
+        if fixture.name in AWAITING_ENDING:
+            assert made != now, f"{fixture.name} is made again: take it out of AWAITING_ENDING"
+            assert before_ending(made) == before_ending(now), \
+                f"{fixture.name}: job-{host.name}.sh differs from what g5net writes now before its ending"
+            continue
+        assert made == now, \
             f"{fixture.name}: job-{host.name}.sh is not what g5net writes now: rerun scripts/gem5_fixtures.py"
+    if fixture.name in AWAITING_ENDING:
+        pytest.skip("made before every gem5 job ended the run itself (AWAITING_ENDING)")
 
 
 @pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("gem5-*")), ids=lambda p: p.name)

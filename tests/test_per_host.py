@@ -30,6 +30,7 @@ from g5net.model import identity
 from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, merge
+from test_job import ENDING
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = RunDir(REPO / "tests" / "fixtures" / "gem5-quickstart")
@@ -96,14 +97,18 @@ def test_every_host_frames_its_regions_and_ends_the_run_itself():
     for host in ("server", "client"):
         lines = gem5_engine.job_script(s, s.host(host)).splitlines()
         assert "g5_roi_begin stream stats" in lines and "g5_roi_end latency stats" in lines
-        end = lines.index("# per-host processes: the job ends the run itself (g5net/workloads/job.py)")
-        assert lines[end + 1] == "job_rc=$?"
-        assert lines[end + 4:end + 9:2] == [f'echo "{protocol.BEGIN}"', f'echo "{protocol.END}"',
-                                            "while :; do sleep 3600; done"]
-        assert lines[end + 7] == "m5 exit"
-    # One process: only the first client frames them, g5init ends the run.
+    # One process: only the first client frames them; every host of either
+    # ends the run itself, since gem5 ends only once every host has run m5 exit.
     assert "g5_roi_begin stream" in gem5_engine.job_script(one, one.host("server")).splitlines()
-    assert "m5 exit" not in gem5_engine.job_script(one, one.host("client"))
+    assert "g5_roi_begin stream stats" in gem5_engine.job_script(one, one.host("client")).splitlines()
+    for spec in (s, one):
+        for host in ("server", "client"):
+            lines = gem5_engine.job_script(spec, spec.host(host)).splitlines()
+            end = next(i for i, line in enumerate(lines) if line.startswith(ENDING))
+            assert lines[end + 1] == "job_rc=$?"
+            assert lines[end + 4:end + 9:2] == [f'echo "{protocol.BEGIN}"', f'echo "{protocol.END}"',
+                                                "while :; do sleep 3600; done"]
+            assert lines[end + 7] == "m5 exit"
 
 
 def _split(stats: Path, tmp: Path) -> dict[str, Path]:

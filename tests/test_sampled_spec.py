@@ -16,7 +16,7 @@ from g5net.errors import SpecError
 from g5net.model import identity
 from g5net.model import specs
 from test_job import render
-from test_windows_spec import windowed
+from test_windows_spec import _region, windowed
 
 SAMPLED = windowed(**{"window_ms = 5": 'window_ms = 5\nwindow_method = "sampled"',
                       "duration_s = 0.055": "duration_s = 0.2"})
@@ -54,10 +54,6 @@ def test_consecutive_windows_keep_their_run_id():
     assert identity.spec_digest(plain) == identity.spec_digest(other)
     assert identity.spec_digest(specs.loads(SAMPLED)) != identity.spec_digest(
         specs.loads(sampled(**{'window_method = "sampled"': ""})))
-
-
-def _region(job: str) -> list[str]:
-    return job.split("# workload stream: iperf, 8 windows of 5 ms after 10 ms of warm-up\n")[1].splitlines()
 
 
 def test_the_host_that_frames_regions_signals_the_fast_forward_once_connected():

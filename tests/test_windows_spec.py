@@ -16,7 +16,7 @@ from g5net.model import identity
 from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.workloads import windows
-from test_job import render
+from test_job import before_ending, render
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -111,7 +111,9 @@ PIDS = "i=0; until set -- $(pidof iperf); [ $# -ge 1 ] || [ $i -ge 120000 ]; do 
 
 
 def _region(job: str) -> list[str]:
-    return job.split("# workload stream: iperf, 8 windows of 5 ms after 10 ms of warm-up\n")[1].splitlines()
+    """The windowed stream's lines of `job`, up to its ending."""
+    return before_ending(job).split("# workload stream: iperf, 8 windows of 5 ms after 10 ms of warm-up\n")[1] \
+        .splitlines()
 
 
 def test_gem5_arms_every_window_with_one_call_once_its_stream_is_connected():
@@ -247,9 +249,9 @@ def test_netpipe_after_a_windowed_stream_is_a_region_of_its_own_without_a_stats_
     dumping the windows' statistics until the run ends."""
     alone, both = specs.loads(windowed(engine)), specs.loads(windowed(engine) + NETPIPE)
     for host in ("client", "server"):
-        head, mark, tail = render(both, both.host(host)).partition(
+        head, mark, tail = before_ending(render(both, both.host(host))).partition(
             "# workload latency: netpipe, its whole life after the windows, its figures the guest's\n")
-        assert mark and head == render(alone, alone.host(host))
+        assert mark and head == before_ending(render(alone, alone.host(host)))
         lines = tail.splitlines()
         assert lines[:2] == ['cat /proc/uptime > "$G5_OUT/latency.uptime.before"', "g5_roi_begin latency"]
         assert "NPtcp" in lines[2] and "-P 5002" in lines[2]

@@ -152,12 +152,15 @@ def _perturbation(k: int) -> list[str]:
 
 
 def _ending() -> list[str]:
-    """Per-host gem5 processes end when every host has run `m5 exit`
-    (dist-gem5's collective exit): until then `m5 exit` returns to the guest,
-    and g5init would take that for a failed exit and reboot, which gem5's
-    keyboard controller does not model. So the job prints g5init's results
-    block itself (workloads/README.md, section 2.6), exits, and idles."""
-    return ["# per-host processes: the job ends the run itself (g5net/workloads/job.py)",
+    """A gem5 run ends when every host has run `m5 exit` (one process counts
+    its hosts' exits; per-host processes exit collectively, as dist-gem5
+    does): until then `m5 exit` returns to the guest, and g5init would take
+    that for a failed exit and reboot, which gem5's keyboard controller does
+    not model (it panics, ending the run while another host still works). So
+    the job prints g5init's results block itself (workloads/README.md,
+    section 2.6), exits, and idles."""
+    return ["# under gem5 the run ends when every host has run m5 exit: the job ends it itself "
+            "(g5net/workloads/job.py)",
             "job_rc=$?",
             'set -- "$G5_OUT"/*',
             '[ -e "$1" ] || set --',

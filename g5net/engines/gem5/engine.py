@@ -124,14 +124,15 @@ def check_spec(spec: Spec) -> None:
 def job_script(spec: Spec, host: Host) -> str:
     """`host`'s job under gem5: one host of one process frames each region with
     the stats reset and dump (gem5 keeps one set of statistics for them all),
-    every host of per-host processes its own and ends the run itself; a profiled
-    first workload finds the profiler on from the boot (checkpoint_stub)."""
+    every host of per-host processes its own; every job ends the run itself,
+    since gem5 ends only when every host has run `m5 exit` (job._ending); a
+    profiled first workload finds the profiler on from the boot (checkpoint_stub)."""
     per_host = spec.experiment.processes == "per-host"
     if sampled(spec.experiment):
         # Run by the fast-forward, which points differing only after it share.
         spec = fast_forward_spec(spec)
     return job.render(spec, host, dumps_stats=per_host or host.name == job.stats_host(spec).name,
-                      profiler_at_boot=job.first_profiled(spec), ends_run=per_host)
+                      profiler_at_boot=job.first_profiled(spec), ends_run=True)
 
 
 def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs: str) -> Checkpoint:
