@@ -185,6 +185,25 @@ def test_ours_near_the_papers_share_one_axis():
     assert f.axes[0].get_ylabel() == "throughput (Mbit/s)"
 
 
+def test_runs_a_figure_leaves_at_one_x_are_not_joined_by_one_line():
+    """Niagara 2 medium's nine runs share one core count: drawn against cores
+    with the I/O size left free, each size is a series of its own, named by it,
+    and the paper's series are named by the hue alone."""
+    study = catalog.load("niagara2-nic")
+    fig = next(f for f in study.figures if f.name == "bandwidth-vs-cores")
+    runs = runsmod.load(study.results("medium"))
+    free = dataclasses.replace(fig, where=tuple((k, v) for k, v in fig.where if k != "workloads.stream.msg_bytes"))
+    series = figures.ours(free, runs)
+    assert sorted(series) == sorted(f"g5net attach={a} msg_bytes={s}\xa0KiB"
+                                    for a in ("pcie", "integrated") for s in (1, 16, 64))
+    assert all(len(xy) == 1 for xy in series.values())
+    # The study's own figure names the size it compares at: one point a NIC.
+    assert sorted(figures.ours(fig, runs)) == ["g5net attach=integrated", "g5net attach=pcie"]
+    f = figures.figure(free, runs, [paper.PaperPoint(fig.name, "pcie", 8.0, 8310.0, "Mbit/s", "text")])
+    theirs = f.axes[1]  # 8.3 Gbit/s is far from ours: an axis of its own
+    assert [t.get_text() for t in theirs.get_legend().get_texts()] == ["attach=pcie"]
+
+
 @pytest.mark.parametrize("name", STUDIES)
 def test_the_committed_study_figures_are_within_bounds(name):
     from PIL import Image
@@ -281,12 +300,13 @@ def test_a_study_figure_draws_each_windowed_point_with_its_confidence_interval(t
     assert theirs.containers and all(not c.has_yerr and c.lines[0].get_linestyle() == "--"
                                      and c.lines[0].get_markerfacecolor() == "none" for c in theirs.containers)
     assert "error bars: the 95% confidence interval" in f.get_suptitle()
-    # One series of both: the whole-life run's point beside the windowed one at 128 KiB, without a bar.
+    # With no hue the two runs at 128 KiB, windowed and whole-life, are still not
+    # joined by one line: the parameter they differ in names a series each.
     f = figures.figure(dataclasses.replace(fig, hue=()), runs, ())
-    (both,) = f.axes[0].containers
-    assert list(both.lines[0].get_ydata()) == pytest.approx(
-        [mean for _, mean, _ in expected[:3]] + [server_stream("whole-life")["throughput_mbps"], expected[3][1]])
-    assert bars(both) == [pytest.approx((x, mean - ci, mean + ci)) for x, mean, ci in expected]
+    drawn = {c.get_label(): c for c in f.axes[0].containers}
+    assert sorted(drawn) == ["g5net windows=0", "g5net windows=8"]
+    assert bars(drawn["g5net windows=8"]) == [pytest.approx((x, mean - ci, mean + ci)) for x, mean, ci in expected]
+    assert not drawn["g5net windows=0"].has_yerr
 
 
 def test_a_normalised_study_figure_scales_each_interval_with_its_value(tmp_path):

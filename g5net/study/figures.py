@@ -1,7 +1,9 @@
 """A study's figures: g5net's series and the paper's (PNG).
 
 One colour and marker per value of the figure's hue, g5net's points on solid
-lines with filled markers, the paper's dashed with open markers. A g5net point
+lines with filled markers, the paper's dashed with open markers; runs that the
+figure's `where` and hue leave at one x are series of their own, named by what
+tells them apart, never one line through both. A g5net point
 measured with spread (over windows or repeats: metrics.json's `spread`) has
 its 95% confidence interval as an error bar of its colour. Where the two
 compare (one unit, peaks within FAR of each other) they share one axis; where
@@ -22,7 +24,7 @@ from ..metrics import spread
 from ..metrics.spread import Spread, Value
 from ..model.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
-from ..report.runs import Run, selected
+from ..report.runs import Run, follows, selected, varying
 from .builtin import Figure
 from .paper import PaperPoint
 
@@ -46,17 +48,32 @@ def _sorted(series: Series) -> Series:
 
 def ours(fig: Figure, runs: Sequence[Run]) -> Series:
     """label -> sorted (x, y) of g5net's runs: one series per value of `hue` (per
-    combination of values where it names several parameters)."""
+    combination of values where it names several parameters). Runs that `where`
+    and `hue` leave at one x (three I/O sizes at one core count) are not joined
+    by one line: the parameters they differ in join their series' labels."""
+    chosen = [(r, float(r.params[fig.x]), value) for r in selected(runs, fig.where)
+              if (value := measured(r, fig.y)) is not None and isinstance(r.params.get(fig.x), (int, float))]
+    keys = [*fig.hue, *_apart(fig, [r for r, _, _ in chosen])]
     out: Series = {}
-    for r in selected(runs, fig.where):
-        value = measured(r, fig.y)
-        x = r.params.get(fig.x)
-        if value is None or not isinstance(x, (int, float)):
-            continue
-        label = " ".join(["g5net", *(f"{h.rpartition('.')[2]}={value_text(h, r.params.get(h))}"
-                                     for h in fig.hue)])
-        out.setdefault(label, []).append((float(x), spread.scaled(value, scale(fig.y))))
+    for r, x, value in chosen:
+        label = " ".join(["g5net", *(f"{k.rpartition('.')[2]}={value_text(k, r.params.get(k))}" for k in keys)])
+        out.setdefault(label, []).append((x, spread.scaled(value, scale(fig.y))))
     return _sorted(out)
+
+
+def _apart(fig: Figure, runs: Sequence[Run]) -> list[str]:
+    """The parameters besides the figure's x and hue that tell apart runs one
+    series would hold at one x, each but those that follow from the ones before
+    it (a zipped partner says nothing more)."""
+    at: dict[str, list[Run]] = {}
+    for r in runs:
+        at.setdefault(repr([r.params.get(k) for k in (fig.x, *fig.hue)]), []).append(r)
+    keys: list[str] = []
+    for group in (g for g in at.values() if len(g) > 1):
+        for k in varying(group):
+            if k != fig.x and k not in fig.hue and k not in keys and not follows(group, [fig.x, *fig.hue, *keys], k):
+                keys.append(k)
+    return keys
 
 
 def theirs(fig: Figure, points: Sequence[PaperPoint]) -> Series:
@@ -163,8 +180,12 @@ def figure(fig: Figure, runs: Sequence[Run], points: Sequence[PaperPoint]) -> An
     f, axes = plt.subplots(1, 2 if split else 1, figsize=(10.0 if split else 6.4, 4.0), squeeze=False,
                            sharex=True)
     slot: dict[str, int] = {}  # hue value -> colour and marker: the paper's pcie is ours's colour
-    # Each panel says whose it is: a series is named by its hue, the paper's as ours of that value.
+    # Each panel says whose it is: a series is named by its hue, the paper's as ours of that
+    # value (by the hue's part of ours' names where the parameters of _apart join them).
     named = {_value(fig, k): k.removeprefix("g5net ") for k in mine}
+    for k in mine:
+        hue = k.split(" ")[1:1 + len(fig.hue)]  # not at a size's no-break space
+        named.setdefault(" ".join(part.partition("=")[2] for part in hue), " ".join(hue))
     # Every series is an error bar container, one with no bars where none has spread
     # (the paper's): the legend keeps the order they are drawn in.
     for label, xy in [*mine.items(), *paper.items()]:
