@@ -30,22 +30,15 @@ FIXTURE = RunDir(FIXTURES / "gem5-quickstart")
 SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 
 
-# Fixtures made before kernels/patches/idle-hlt-after-sti.patch and the
-# windows' stack counters (workloads/windows.sh), and not yet made again:
-# remaking all of them takes some four hours of gem5 on two cores, spread over
-# sessions. scripts/gem5_fixtures.py --only NAME remakes one; then take its
-# name out (the kernel test fails on a remade fixture still named here).
-AWAITING_REMAKE = {
-    "gem5-jumbo-two-nics"}
-AWAITING_REMAKE_WHY = "made before the idle-loop kernel patch and the stack counters (AWAITING_REMAKE)"
-
 # Fixtures made before every gem5 job ended the run itself (g5net/workloads/job.py,
 # _ending): one process's jobs left it to g5init, per-host processes' said so
-# in other words. The same jobs up to that ending, so the same regions. Take a
-# name out once it is made again.
+# in other words. The same jobs up to that ending, so the same regions.
+# Remaking all of them takes some five hours of gem5 on two cores, spread over
+# sessions: scripts/gem5_fixtures.py --only NAME remakes one; then take its
+# name out (the job test fails on a remade fixture still named here).
 AWAITING_ENDING = {
-    "gem5-dca", "gem5-jumbo-two-nics", "gem5-mrrs-4096", "gem5-mrrs-512",
-    "gem5-quickstart-per-host", "gem5-sampled", "gem5-sampled-o3", "gem5-sampled-warming-0",
+    "gem5-dca", "gem5-mrrs-4096", "gem5-mrrs-512",
+    "gem5-sampled", "gem5-sampled-o3", "gem5-sampled-warming-0",
     "gem5-sampled-warming-1", "gem5-sampled-warming-2", "gem5-steady-16k", "gem5-steady-4k",
     "gem5-steady-64k", "gem5-steady-state", "gem5-switched-per-host", "gem5-whole-life"}
 AWAITING_ENDING_WHY = "made before every gem5 job ended the run itself (AWAITING_ENDING)"
@@ -53,12 +46,10 @@ AWAITING_ENDING_WHY = "made before every gem5 job ended the run itself (AWAITING
 
 def skip_unless_remade(*names: str) -> None:
     """Skip a test that compares fixtures of which some, not all, are made
-    again: two kernels' runs differ where one kernel's would not, and a job's
-    text sways when each host starts (test_gem5_per_host_fixtures.py)."""
-    for awaiting, why in ((AWAITING_REMAKE, AWAITING_REMAKE_WHY), (AWAITING_ENDING, AWAITING_ENDING_WHY)):
-        waiting = sorted(set(names) & awaiting)
-        if waiting and len(waiting) < len(set(names)):
-            pytest.skip(f"{', '.join(waiting)}: {why}")
+    again: a job's text sways when each host starts (test_gem5_per_host_fixtures.py)."""
+    waiting = sorted(set(names) & AWAITING_ENDING)
+    if waiting and len(waiting) < len(set(names)):
+        pytest.skip(f"{', '.join(waiting)}: {AWAITING_ENDING_WHY}")
 
 
 SMP = RunDir(FIXTURES / "gem5-smp")
@@ -81,8 +72,6 @@ def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
     for host in spec.hosts:
         made, now = rd.job_script(host.name).read_text(), job_script(spec, host)
-        if made != now and fixture.name in AWAITING_REMAKE:
-            pytest.skip(f"job-{host.name}.sh is not what g5net writes now: {AWAITING_REMAKE_WHY}")
         if fixture.name in AWAITING_ENDING:
             assert made != now, f"{fixture.name} is made again: take it out of AWAITING_ENDING"
             assert before_ending(made) == before_ending(now), \
@@ -102,9 +91,6 @@ def test_fixtures_booted_kernels_of_todays_patches(fixture: Path):
     like the image's packages, are the machine's: not compared.)"""
     made = json.loads((fixture / "provenance.json").read_text()).get("kernel_patches")
     now = kernels.current_patches_digest()
-    if fixture.name in AWAITING_REMAKE:
-        assert made != now, f"{fixture.name} is made again: take it out of AWAITING_REMAKE"
-        pytest.skip(AWAITING_REMAKE_WHY)
     assert made == now, f"{fixture.name}: kernels/patches changed since it was made: rerun scripts/gem5_fixtures.py"
 
 

@@ -96,13 +96,6 @@ def test_committed_results_are_points_of_their_scale_done_by_the_current_configs
     assert {r.name.rsplit("-", 1)[0] for r in runs} == {p.spec.experiment.name for p in points}
 
 
-# Scales saved before kernels/patches/idle-hlt-after-sti.patch, and not yet
-# run again on its kernel: each is run again in a later session (some 1.5 to
-# 2.5 hours of gem5 each), and its entry taken out once its results are saved
-# (the test below fails on a scale named here that records today's patches).
-AWAITING_RERUN: set[tuple[str, str]] = set()
-
-
 @pytest.mark.parametrize("name, scale", COMMITTED)
 def test_committed_results_booted_kernels_of_todays_patches(name, scale):
     """A kernel patch changes what a guest does as much as a config does: a
@@ -110,9 +103,6 @@ def test_committed_results_booted_kernels_of_todays_patches(name, scale):
     (results.check_current refuses it once it records its patches)."""
     made = results.provenance(catalog.load(name), scale).get("kernel_patches")
     now = kernels.current_patches_digest()
-    if (name, scale) in AWAITING_RERUN:
-        assert made != now, f"{name} {scale} ran on today's patches: take it out of AWAITING_RERUN"
-        pytest.skip("saved before the idle-loop kernel patch (AWAITING_RERUN)")
     assert made == now, f"{name} {scale}: kernels/patches changed since it was saved: run the scale again"
 
 

@@ -377,9 +377,9 @@ class Gem5Engine(Engine):
         now = configs_digest()
         if provenance["configs_digest"] != now:
             return f"configs/ is now {now[:12]}"
-        # Results saved before the field was recorded pass here; the tests
-        # name them (AWAITING_RERUN) until they are run again, and their
-        # reports say so (guests_differ).
+        # Results saved before the field was recorded pass here, and their
+        # reports say so (guests_differ); every committed scale records it
+        # (tests/test_studies.py holds them to today's patches).
         if "kernel_patches" in provenance and self.guests_differ(provenance):
             return "kernels/patches/ has changed"
         if provenance.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
