@@ -24,6 +24,7 @@ from g5net.errors import StudyError
 from g5net.model import sweep
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
+from g5net.runs.rundir import RunDir
 from g5net.study import builtin as catalog
 from g5net.study import findings, report, results
 
@@ -94,6 +95,12 @@ def test_committed_results_are_points_of_their_scale_done_by_the_current_configs
     assert 0 < len(runs) <= len(points)
     assert {r.status for r in runs} == {"done"}
     assert {r.name.rsplit("-", 1)[0] for r in runs} == {p.spec.experiment.name for p in points}
+    # Each ran a point as the scale's TOML writes it now: an edited scale has its
+    # changed points run again, which `g5net study run` would not take from here.
+    written = [json.dumps(p.spec.to_dict(), sort_keys=True) for p in points]
+    for r in runs:
+        ran = json.dumps(RunDir(r.path).read_run()["spec"], sort_keys=True)
+        assert ran in written, f"{r.path} ran a point that {study.spec(scale)} no longer has: run the scale again"
 
 
 @pytest.mark.parametrize("name, scale", COMMITTED)
