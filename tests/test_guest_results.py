@@ -75,10 +75,10 @@ def _with(netstat: str, field: str, value: int) -> str:
 
 def test_a_real_streams_snapshots_give_the_stacks_counters_and_no_drops():
     roi = roi_deltas(_server_items(), "stream")
-    assert roi["netstat"]["TcpExt.TCPRcvCoalesce"] == 3 and roi["netstat"]["TcpExt.TCPBacklogCoalesce"] == 3
+    assert roi["netstat"]["TcpExt.TCPRcvCoalesce"] == 6 and roi["netstat"]["TcpExt.TCPBacklogCoalesce"] == 3
     # IP saw every packet but one (the ARP); NET_RX handed the stack 479
     # of them, GRO having merged the rest.
-    assert roi["netstat"]["IpExt.InNoECTPkts"] == roi["rx_packets"] - 1 == 11894
+    assert roi["netstat"]["IpExt.InNoECTPkts"] == roi["rx_packets"] - 1 == 11798
     assert roi["softnet_stat"] == {"processed": 479, "dropped": 0, "time_squeeze": 0}
     assert guest.region(roi)["stack_drops"] == 0
 

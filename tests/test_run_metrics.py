@@ -1,3 +1,4 @@
+import json
 import math
 import shutil
 from pathlib import Path
@@ -7,7 +8,8 @@ from test_metrics_fixtures import results, spec
 
 from g5net.metrics import derive as run_metrics
 from g5net.metrics import gem5 as gem5_metrics
-from g5net.metrics import profile
+from g5net.metrics import profile, windows
+from g5net.model import specs
 from g5net.runs.rundir import RunDir
 from g5net.stats import host_metrics, iter_dumps
 
@@ -147,6 +149,33 @@ def test_a_cpu_halted_since_the_reset_is_idle_in_the_windows_not_missing_from_th
         assert cpu["cpu_util_per_cpu"] == pytest.approx(
             [(on(k + 1, i) - on(k, i)) / ticks for i in range(4)], abs=1e-9)
     assert gem5_metrics.cpu(windows[0]["server"], 2)["cpu_util_per_cpu"][1] == 0
+
+
+def test_windows_in_which_both_hosts_stalled_are_counted_and_live_ones_are_not():
+    """A 10gbe medium O3 point's sampled windows: in five of six every CPU of
+    both hosts stayed halted and no frame crossed the link (two of them here,
+    trimmed). The stream measured 0 Mbit/s there; its metrics say the hosts
+    stalled rather than leave a mean over zeros unexplained."""
+    rd = RunDir(Path(__file__).resolve().parent / "fixtures" / "stalled-o3-windows")
+    for k in range(2):
+        (dump,) = iter_dumps(rd.window(k).stats_txt)
+        assert all(dump.value(f"{h}.processor.cores{c}.core.numCycles") == 0
+                   for h in ("server", "client") for c in range(2))
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    got = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd, rd.read_run().get("boards"))
+    for host in ("server", "client"):
+        stream = got["hosts"][host]["stream"]
+        assert stream["stalled_windows"] == 2 and stream["throughput_mbps"] == 0
+    # What the run prints once its metrics are written.
+    assert windows.stalls(got) == [
+        f"warning: {h}.stream stalled in 2 of its 2 windows: every CPU of the host halted and its NICs "
+        f"moved no byte (metrics.json stalled_windows)" for h in ("server", "client")]
+    # A stream that ran in every window has none (a remade fixture's metrics, derived now).
+    live = RunDir(Path(__file__).resolve().parent / "fixtures" / "gem5-steady-state")
+    spec = specs.from_dict(json.loads(live.spec_json.read_text()))
+    got = run_metrics.compute(spec, json.loads(live.results_json.read_text()), live, live.read_run().get("boards"))
+    assert all("stalled_windows" not in got["hosts"][h]["stream"] and got["hosts"][h]["stream"]["throughput_mbps"] > 1000
+               for h in ("server", "client"))
 
 
 def test_gem5_nic_counters_are_the_packet_count():

@@ -128,6 +128,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
     sends, receives = "send" in directions, "receive" in directions
     threads = host.cpu.threads_per_core
     guest_windows = got.get("windows")
+    stalled: list[int] = []
 
     def window(k: int) -> dict[str, Any]:
         c = regions[k] if k < len(regions) else None
@@ -135,6 +136,8 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
             seconds = c.get("sim_seconds")
             tx, rx = c.get("nic_tx_bytes", 0), c.get("nic_rx_bytes", 0)
             m = workload_metrics({}, c, threads, samples[k] if k < len(samples) else None)
+            if not (tx or rx or m.get("cycles")):
+                stalled.append(k)
         elif guest_windows:
             roi = guest_windows[k]
             seconds = roi["elapsed_s"]
@@ -146,6 +149,9 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
 
     out = workload_metrics({"roi": got["roi"]}) if "roi" in got else {}
     out.update(windows.measure(spec.experiment.windows, window))
+    if stalled:
+        # Its zeros stay in the means: a stall is what the stream did there.
+        out[windows.STALLED] = len(stalled)
     out.update({app: got[k] for k, app in windows.APP_FIGURES.items() if k in got})
     out.update({k: got[k] for k in windows.WHOLE_RUN if k in got})
     return out

@@ -58,6 +58,10 @@ APP_FIGURES = {"throughput_mbps": "app_throughput_mbps", "sent_mbps": "app_sent_
 # The benchmark's own figures that no window measures, kept under their names:
 # a UDP stream's loss, which its receiver reports over its whole run.
 WHOLE_RUN = ("loss_pct",)
+# gem5: the windows in which the host's CPUs ran no cycle (each halted
+# throughout) and its NICs moved no byte: a stalled host, not a measurement
+# of the knob; named only where there are any.
+STALLED = "stalled_windows"
 
 
 def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool,
@@ -104,6 +108,15 @@ def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def stalls(metrics: dict[str, Any]) -> list[str]:
+    """A line for each host's workload of a run's metrics that stalled in some
+    of its windows (STALLED)."""
+    return [f"warning: {host}.{name} stalled in {m[STALLED]} of its {m[spread.N_WINDOWS]} windows: "
+            f"every CPU of the host halted and its NICs moved no byte (metrics.json {STALLED})"
+            for host, workloads in metrics.get("hosts", {}).items()
+            for name, m in workloads.items() if isinstance(m, dict) and m.get(STALLED)]
+
+
 def measure(n: int, window: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
     """`combine` of windows 0..n-1, each measured by `window`; {} where a
     window has nothing (its stats dump or its snapshots are missing)."""
@@ -118,6 +131,9 @@ def _windows(name: str, unit: str, description: str) -> RunMetric:
 METRICS: tuple[RunMetric, ...] = (
     _windows("n_windows", "count", "windows the workload was measured in (experiment.windows); "
                                    "each other metric is its mean over them"),
+    _windows(STALLED, "count", "gem5: windows in which no CPU of the host ran a cycle and its NICs "
+                               "moved no byte, every CPU halted throughout: the host stalled (its zeros "
+                               "stay in the means); only where there are any"),
     _windows("wire_sent_mbps", "Mbit/s", "Ethernet bytes the host's NICs sent, per second of the "
                                          "window (gem5's NIC counters; under QEMU the guest's "
                                          "/proc/net/dev)"),

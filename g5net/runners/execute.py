@@ -18,6 +18,7 @@ from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error
 from ..guest.protocol import panic_line
 from ..machine import atomic, stop_signals
 from ..metrics import derive as run_metrics
+from ..metrics import windows
 from ..metrics.repeats import pool as pool_repeats
 from ..model import identity
 from ..model.options import EngineOptions
@@ -190,6 +191,8 @@ def _execute_in(rd: rundir.RunDir, rid: str, spec: Spec, engine: engines.Engine,
             stop_signals.hold()
             status, results, reasons = _classify(spec, out)
             metrics = run_metrics.compute(spec, results, rd, out.boards)
+        for line in windows.stalls(metrics):
+            progress(line)
         record["timings"].update(wall_s=round(out.wall_s, 3),
                                  boot_s={k: round(v, 3) for k, v in out.boot_s.items()})
         if out.simulated_s is not None:
