@@ -33,9 +33,9 @@ SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
 # Fixtures made before every gem5 job ended the run itself (g5net/workloads/job.py,
 # _ending): one process's jobs left it to g5init, per-host processes' said so
 # in other words. The same jobs up to that ending, so the same regions.
-# Remaking all of them takes some five hours of gem5 on two cores, spread over
-# sessions: scripts/gem5_fixtures.py --only NAME remakes one; then take its
-# name out (the job test fails on a remade fixture still named here).
+# scripts/gem5_fixtures.py --only NAME remakes one (those left, some 2.5 hours
+# of gem5 on one core); then take its name out (the job test fails on a
+# remade fixture still named here).
 AWAITING_ENDING = {
     "gem5-sampled", "gem5-sampled-o3", "gem5-sampled-warming-0", "gem5-sampled-warming-1",
     "gem5-sampled-warming-2", "gem5-steady-state"}

@@ -170,7 +170,7 @@ def test_windows_in_which_both_hosts_stalled_are_counted_and_live_ones_are_not()
     assert windows.stalls(got) == [
         f"warning: {h}.stream stalled in 2 of its 2 windows: every CPU of the host halted and its NICs "
         f"moved no byte (metrics.json stalled_windows)" for h in ("server", "client")]
-    # A stream that ran in every window has none (a remade fixture's metrics, derived now).
+    # A stream that ran in every window has none (the steady-state fixture's metrics, derived now).
     live = RunDir(Path(__file__).resolve().parent / "fixtures" / "gem5-steady-state")
     spec = specs.from_dict(json.loads(live.spec_json.read_text()))
     got = run_metrics.compute(spec, json.loads(live.results_json.read_text()), live, live.read_run().get("boards"))
