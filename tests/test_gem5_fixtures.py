@@ -23,29 +23,10 @@ from g5net.runs.rundir import RunDir
 from g5net.stats import iter_dumps, system
 from g5net.engines.gem5.engine import job_script
 from g5net.workloads import results
-from test_job import before_ending
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE = RunDir(FIXTURES / "gem5-quickstart")
 SPEC = specs.from_dict(json.loads(FIXTURE.spec_json.read_text()))
-
-
-# Fixtures made before every gem5 job ended the run itself (g5net/workloads/job.py,
-# _ending): one process's jobs left it to g5init, per-host processes' said so
-# in other words. The same jobs up to that ending, so the same regions.
-# scripts/gem5_fixtures.py --only NAME remakes one (those left, some 2.5 hours
-# of gem5 on one core); then take its name out (the job test fails on a
-# remade fixture still named here).
-AWAITING_ENDING = {"gem5-sampled", "gem5-sampled-o3"}
-AWAITING_ENDING_WHY = "made before every gem5 job ended the run itself (AWAITING_ENDING)"
-
-
-def skip_unless_remade(*names: str) -> None:
-    """Skip a test that compares fixtures of which some, not all, are made
-    again: a job's text sways when each host starts (test_gem5_per_host_fixtures.py)."""
-    waiting = sorted(set(names) & AWAITING_ENDING)
-    if waiting and len(waiting) < len(set(names)):
-        pytest.skip(f"{', '.join(waiting)}: {AWAITING_ENDING_WHY}")
 
 
 SMP = RunDir(FIXTURES / "gem5-smp")
@@ -67,16 +48,8 @@ def test_fixtures_ran_the_jobs_the_product_writes_now(fixture: Path):
     rd = RunDir(fixture)
     spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
     for host in spec.hosts:
-        made, now = rd.job_script(host.name).read_text(), job_script(spec, host)
-        if fixture.name in AWAITING_ENDING:
-            assert made != now, f"{fixture.name} is made again: take it out of AWAITING_ENDING"
-            assert before_ending(made) == before_ending(now), \
-                f"{fixture.name}: job-{host.name}.sh differs from what g5net writes now before its ending"
-            continue
-        assert made == now, \
+        assert rd.job_script(host.name).read_text() == job_script(spec, host), \
             f"{fixture.name}: job-{host.name}.sh is not what g5net writes now: rerun scripts/gem5_fixtures.py"
-    if fixture.name in AWAITING_ENDING:
-        pytest.skip(AWAITING_ENDING_WHY)
 
 
 @pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("gem5-*")), ids=lambda p: p.name)
@@ -162,7 +135,6 @@ def test_an_integrated_nic_restored_the_quickstarts_boot_and_moved_its_dma_on_ch
     """examples/dca-gem5.toml (the NIC on chip, DMA into a shared L3) restored
     the checkpoint the quickstart booted into: where the NIC attaches and the
     caches below the L1s are not part of a boot. Its stream crossed both NICs."""
-    skip_unless_remade("gem5-dca", "gem5-quickstart")
     dca = RunDir(FIXTURES / "gem5-dca")
     assert dca.read_run()["timings"]["boot_s"] == {}, "the run booted instead of restoring"
     boots = [json.loads((rd.path / "provenance.json").read_text())["boot"] for rd in (dca, FIXTURE)]

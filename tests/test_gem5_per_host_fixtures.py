@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 
 import pytest
-from test_gem5_fixtures import skip_unless_remade
 
 from g5net.engines.gem5.dist import SWITCH
 from g5net.runs.rundir import RunDir
@@ -70,7 +69,6 @@ def test_per_host_quickstart_measures_what_one_process_measures():
 
 
 def test_a_4_host_fan_in_ran_through_the_switch_process():
-    skip_unless_remade("gem5-switched", "gem5-switched-per-host")
     rd = PER_HOST_FAN_IN
     record = rd.read_run()
     assert record["status"] == "done", record.get("failure")
