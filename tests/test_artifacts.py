@@ -7,6 +7,7 @@ first build takes many minutes); images, cheap to build, into temporary caches.
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from g5net import artifacts
 from g5net.artifacts import elf, host, images, kernels
 from g5net.errors import ArtifactError
+from g5net.model import specs
 
 
 @pytest.fixture
@@ -32,11 +34,11 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
 
 
 def test_unknown_kernel_variant():
-    with pytest.raises(ArtifactError, match="'numa' is not one of smp, up"):
+    with pytest.raises(ArtifactError, match="'numa' is not one of smp, up, smp-o3, up-o3"):
         artifacts.kernel("numa")
 
 
-@pytest.mark.parametrize("variant", artifacts.VARIANTS)
+@pytest.mark.parametrize("variant", artifacts.BUILDS)
 def test_lookup_without_build_names_the_command(empty_cache, variant):
     with pytest.raises(ArtifactError, match=f"g5net artifacts build --kernel {variant}"):
         artifacts.kernel(variant, build=False)
@@ -45,6 +47,23 @@ def test_lookup_without_build_names_the_command(empty_cache, variant):
 def test_image_lookup_without_build_names_the_command(empty_cache):
     with pytest.raises(ArtifactError, match="g5net artifacts build --image"):
         artifacts.image(build=False)
+
+
+def test_hosts_on_o3_boot_their_variant_with_the_o3_patches_after_the_others(quickstart_text):
+    client = specs.loads(quickstart_text).host("client")
+    assert artifacts.for_host(client) == "smp"
+    o3 = dataclasses.replace(client, cpu=dataclasses.replace(client.cpu, model="o3"))
+    up = dataclasses.replace(o3, kernel="up")
+    assert (artifacts.for_host(o3), artifacts.for_host(up)) == ("smp-o3", "up-o3")
+    base = kernels.patch_paths("smp")
+    assert base == kernels.patch_paths("up") and base
+    o3_patches = kernels.patch_paths("smp-o3")
+    assert o3_patches[:len(base)] == base and o3_patches[len(base):] and \
+        all(p.parent == kernels.PATCHES_O3 for p in o3_patches[len(base):])
+    # Other inputs, so another build, in a source tree of its own.
+    version = "6.1.0-test"
+    assert kernels.input_key(version, base, kernels.fragment_paths("smp")) != \
+        kernels.input_key(version, o3_patches, kernels.fragment_paths("smp"))
 
 
 def test_fragments_override_in_order():
@@ -171,10 +190,10 @@ def test_cached_image_comes_back_without_a_build(built_image):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("variant", artifacts.VARIANTS)
+@pytest.mark.parametrize("variant", artifacts.BUILDS)
 def test_kernel_build_outputs_and_config(variant):
     k = artifacts.kernel(variant)
-    kernels.check_config(k.config, kernels.fragment_paths(variant))
+    kernels.check_config(k.config, kernels.fragment_paths(variant.removesuffix(kernels.O3)))
     config = k.config.read_text()
     for symbol in ("CONFIG_64BIT", "CONFIG_PCI", "CONFIG_ACPI", "CONFIG_E1000", "CONFIG_ATA_PIIX",
                    "CONFIG_EXT4_FS", "CONFIG_SERIAL_8250_CONSOLE", "CONFIG_DEVTMPFS_MOUNT",
@@ -182,13 +201,15 @@ def test_kernel_build_outputs_and_config(variant):
                    "CONFIG_FUNCTION_PROFILER", "CONFIG_BINFMT_SCRIPT", "CONFIG_EPOLL"):
         assert f"\n{symbol}=y\n" in config, symbol
     assert "\n# CONFIG_MODULES is not set\n" in config
-    if variant == "smp":
+    if variant.startswith("smp"):
         assert "\nCONFIG_SMP=y\n" in config and "\nCONFIG_NR_CPUS=64\n" in config
     else:
         assert "\n# CONFIG_SMP is not set\n" in config
     assert k.vmlinux.read_bytes()[:4] == b"\x7fELF"
     assert k.bzimage.read_bytes()[0x202:0x206] == b"HdrS"
     assert " T start_kernel\n" in k.system_map.read_text()
+    # The O3 builds' idle loop holds the O3 patch's labels; the others' do not.
+    assert (" T g5net_idle_serialize\n" in k.system_map.read_text()) == variant.endswith(kernels.O3)
 
     # A cached kernel comes back as it is: not built again (its vmlinux untouched).
     built_at = k.vmlinux.stat().st_mtime_ns
@@ -251,14 +272,23 @@ def test_source_tree_patches_and_refreshes_touched_files(empty_cache, tmp_path, 
     monkeypatch.setattr(kernels, "SOURCE_TARBALL", tarball)
     monkeypatch.setattr(kernels, "PATCHES", patches)
 
-    tree = kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None)
+    tree = kernels._source_tree("1.0", kernels.patch_paths(), False, lambda _m: None)
     assert (tree / "kernel" / "a.c").read_text() == "int a = 1;\n"
     assert (tree / "kernel" / "a.c").stat().st_mtime > 1000000000
     assert (tree / "kernel" / "b.c").stat().st_mtime == 1000000000
-    assert kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None) == tree
+    assert kernels._source_tree("1.0", kernels.patch_paths(), False, lambda _m: None) == tree
+    # The O3 builds' tree, with one more patch, is another: this one stays.
+    (o3 := tmp_path / "patches-o3").mkdir()
+    (o3 / "b.patch").write_text("why\n--- a/kernel/b.c\n+++ b/kernel/b.c\n@@ -1 +1 @@\n"
+                                "-int b;\n+int b = 1;\n")
+    monkeypatch.setattr(kernels, "PATCHES_O3", o3)
+    o3_tree = kernels._source_tree("1.0", kernels.patch_paths("smp-o3"), True, lambda _m: None)
+    assert o3_tree != tree and (o3_tree / "kernel" / "b.c").read_text() == "int b = 1;\n"
+    assert (tree / "kernel" / "b.c").read_text() == "int b;\n"
+    assert (o3_tree / "kernel" / "a.c").read_text() == "int a = 1;\n"
 
     (patches / "a.patch").unlink()
-    tree = kernels._source_tree("1.0", kernels.patch_paths(), lambda _m: None)
+    tree = kernels._source_tree("1.0", kernels.patch_paths(), False, lambda _m: None)
     assert (tree / "kernel" / "a.c").read_text() == "int a;\n"
     assert (tree / "kernel" / "a.c").stat().st_mtime > 1000000000, "unpatched: rebuild it too"
     assert (tree / "kernel" / "b.c").stat().st_mtime == 1000000000
@@ -266,13 +296,17 @@ def test_source_tree_patches_and_refreshes_touched_files(empty_cache, tmp_path, 
 
 @pytest.mark.slow
 def test_shipped_patches_apply_to_the_source(tmp_path):
-    """Every patch of kernels/patches applies to Debian's linux-source-6.1."""
+    """Every patch of kernels/patches applies to Debian's linux-source-6.1, and
+    those of kernels/patches-o3 after them."""
     version = kernels.source_version()
-    for patch in kernels.patch_paths():
+    tree = tmp_path / "linux-source-6.1"
+    for patch in kernels.patch_paths("smp-o3"):
         files = kernels._patched_files(patch)
         assert files, f"{patch} names no file"
-        subprocess.run(["tar", "-xf", str(kernels.SOURCE_TARBALL), "-C", str(tmp_path),
-                        *(f"linux-source-6.1/{f}" for f in files)], check=True)
-        r = subprocess.run(["patch", "-p1", "--dry-run", "--batch", "-i", str(patch)],
-                           cwd=tmp_path / "linux-source-6.1", capture_output=True, text=True)
+        # Each file from the tarball once: a later patch applies to what the earlier left.
+        if missing := [f"linux-source-6.1/{f}" for f in files if not (tree / f).exists()]:
+            subprocess.run(["tar", "-xf", str(kernels.SOURCE_TARBALL), "-C", str(tmp_path), *missing],
+                           check=True)
+        r = subprocess.run(["patch", "-p1", "--batch", "-i", str(patch)],
+                           cwd=tree, capture_output=True, text=True)
         assert r.returncode == 0, f"{patch} does not apply to {version}: {r.stdout}"

@@ -37,12 +37,13 @@ def test_without_gem5_doctor_says_how_to_point_at_one(capsys, monkeypatch, tmp_p
     assert rc == 1
     assert out.startswith("gem5       missing  gem5 not found")
     assert "export G5NET_GEM5=/path/to/gem5/build/X86/gem5.opt" in out
-    for name in ("qemu", "kernel-smp", "kernel-up", "image", "per-host", "cache"):
+    for name in ("qemu", "kernel-smp", "kernel-up", "kernel-smp-o3", "kernel-up-o3", "image", "per-host",
+                 "cache"):
         assert any(line.startswith(name) for line in out.splitlines()), name
     rc, out = doctor(capsys, "--json")
     report = json.loads(out)
     assert report["gem5"]["ok"] is False and "G5NET_GEM5" in report["gem5"]["error"]
-    assert set(report["artifacts"]) == {"kernel-smp", "kernel-up", "image"}
+    assert set(report["artifacts"]) == {"kernel-smp", "kernel-up", "kernel-smp-o3", "kernel-up-o3", "image"}
 
 
 def test_doctor_reports_what_gem5_says_about_itself(capsys, monkeypatch, tmp_path):

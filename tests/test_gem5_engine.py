@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from g5net import spec as specmod
-from g5net.artifacts import Image, Kernel
+from g5net.artifacts import Image, Kernel, kernels
 from g5net.contract import gem5 as contract
 from g5net.engines.base import Artifacts
 from g5net.engines.gem5 import (
@@ -121,10 +121,10 @@ def quickstart(quickstart_text: str) -> specmod.Spec:
 
 def fake_artifacts(tmp_path: Path) -> Artifacts:
     k = tmp_path / "art"
-    kernels = {v: Kernel(variant=v, bzimage=k / f"bzImage-{v}", vmlinux=k / f"vmlinux-{v}",
-                         system_map=k / f"System.map-{v}", digest=f"{v}-digest")
-               for v in ("smp", "up")}
-    return Artifacts(kernels=kernels, image=Image(path=k / "disk.img", digest="image-digest"))
+    builds = {v: Kernel(variant=v, bzimage=k / f"bzImage-{v}", vmlinux=k / f"vmlinux-{v}",
+                        system_map=k / f"System.map-{v}", digest=f"{v}-digest")
+              for v in kernels.BUILDS}
+    return Artifacts(kernels=builds, image=Image(path=k / "disk.img", digest="image-digest"))
 
 
 def override(spec: specmod.Spec, text: str) -> specmod.Spec:
@@ -277,7 +277,7 @@ def _key(spec: specmod.Spec, tmp_path: Path, arts: Artifacts | None = None, gem5
 
 
 @pytest.mark.parametrize("change", [
-    '[host.cpu]\nmodel = "o3"',
+    '[host.cpu]\nmodel = "atomic"',
     '[host.caches]\nl2_kib = 4096',
     '[host.nic]\nattach = "integrated"',
     '[host.nic]\nrx_fifo_kib = 64',
@@ -295,6 +295,8 @@ def test_post_boot_settings_share_a_checkpoint(quickstart: specmod.Spec, tmp_pat
     '[host.cpu]\nclock_ghz = 3.0',
     '[host.cpu]\nboot_model = "timing"',
     '[host.sysctl]\n"net.core.rmem_max" = 1048576',
+    # Hosts on O3 boot a kernel of their own (configs/README.md, "O3 and the hlt").
+    '[host.cpu]\nmodel = "o3"',
 ])
 def test_boot_settings_need_their_own_checkpoint(quickstart: specmod.Spec, tmp_path: Path, change: str):
     assert _key(override(quickstart, change), tmp_path) != _key(quickstart, tmp_path)
@@ -304,7 +306,7 @@ def test_kernel_image_and_gem5_are_part_of_the_key(quickstart: specmod.Spec, tmp
     arts = fake_artifacts(tmp_path)
     base = _key(quickstart, tmp_path, arts)
     other_kernel = dataclasses.replace(arts, kernels={
-        "smp": dataclasses.replace(arts.kernels["smp"], digest="new"), "up": arts.kernels["up"]})
+        **arts.kernels, "smp": dataclasses.replace(arts.kernels["smp"], digest="new")})
     other_image = dataclasses.replace(arts, image=dataclasses.replace(arts.image, digest="new"))
     assert _key(quickstart, tmp_path, other_kernel) != base
     assert _key(quickstart, tmp_path, other_image) != base
@@ -442,8 +444,8 @@ def test_second_run_restores_the_first_runs_checkpoint(fake_gem5: Path, tmp_path
     assert "job: # g5net job for host client" in console
     assert json.loads((rd.path / "gem5-measure.json").read_text())["phase"] == "measure"
 
-    o3 = override(quickstart, '[host.cpu]\nmodel = "o3"')
-    rd2, out2, progress = _run(o3, tmp_path, "b")
+    atomic = override(quickstart, '[host.cpu]\nmodel = "atomic"')
+    rd2, out2, progress = _run(atomic, tmp_path, "b")
     assert out2.failure is None and out2.boot_s == {}
     assert any("restoring checkpoint" in line for line in progress)
     assert "G5NET-BOOTED host=server" in rd2.console("server").read_text()
@@ -552,6 +554,18 @@ def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: spe
     assert "lapic_timer_period=500000" in line and "lpj=8000000" in line
     assert "lapic_timer_period" not in cmdline.gem5_cmdline(quickstart.host("client"))
     assert "lpj=" not in cmdline.gem5_cmdline(quickstart.host("client"))
+
+
+def test_results_of_o3_hosts_record_the_o3_patches_too(quickstart_text: str, quickstart: specmod.Spec):
+    gem5 = engine.Gem5Engine()
+    assert "kernel_patches_o3" not in gem5.provenance([quickstart])
+    o3 = specs.loads(quickstart_text.replace("[host.cpu]\n", '[host.cpu]\nmodel = "o3"\n'))
+    assert {h.cpu.model for h in o3.hosts} == {"o3"}
+    got = gem5.provenance([quickstart, o3])
+    assert got["kernel_patches_o3"] == kernels.current_o3_patches_digest() != got["kernel_patches"]
+    assert gem5.changed_since(got) is None
+    assert gem5.changed_since({**got, "kernel_patches_o3": "0" * 64}) == \
+        "kernels/patches-o3/, which their O3 hosts' kernels had, has changed"
 
 
 def test_checkpoints_ignore_only_existing_measure_only_configs():

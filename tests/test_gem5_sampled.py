@@ -4,8 +4,8 @@ scripts/gem5_fixtures.py:
 - gem5-sampled: examples/sampled-gem5.toml, the steady-state stream as 8
   windows each restored from its own warm checkpoint, beside gem5-steady-state,
   the same stream as 8 consecutive windows of one detailed run;
-- gem5-sampled-o3: examples/sampled-sweep-gem5.toml's O3 point, its 4 windows
-  restored from the warm checkpoints its timing points share;
+- gem5-sampled-o3: examples/sampled-sweep-gem5.toml's O3 point (L2 256 KiB),
+  its 4 windows restored from the warm checkpoints the O3 points share;
 - gem5-sampled-warming-0, -1, -2: examples/sampled-warming-gem5.toml, the
   windows of gem5-sampled without warming, with detailed warming only, with
   functional warming only.

@@ -232,7 +232,9 @@ def test_bad_names_scales_and_stale_results_say_what_to_do(tmp_path):
     # Results sampled by another configs/g5net_sampled.py, or whose kernels
     # had other patches, than today's.
     for field, said in (("sampled_config_digest", "configs/g5net_sampled.py, which sampled them, has changed"),
-                        ("kernel_patches", "kernels/patches/ has changed")):
+                        ("kernel_patches", "kernels/patches/ has changed"),
+                        ("kernel_patches_o3", "kernels/patches-o3/, which their O3 hosts' kernels had, "
+                                              "has changed")):
         (committed / results.PROVENANCE).write_text(json.dumps(
             {"study": "10gbe", "scale": "quick", "gem5_version": ["24.0.0.1"],
              "configs_digest": configs_digest(), field: "0" * 64, "runs": 7}))

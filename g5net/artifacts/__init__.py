@@ -10,6 +10,6 @@ raises ArtifactError instead; `g5net artifacts build` builds everything.
 
 from .cache import cache_dir
 from .images import Image, image
-from .kernels import VARIANTS, Kernel, kernel
+from .kernels import BUILDS, VARIANTS, Kernel, for_host, kernel
 
-__all__ = ["VARIANTS", "Image", "Kernel", "cache_dir", "image", "kernel"]
+__all__ = ["BUILDS", "VARIANTS", "Image", "Kernel", "cache_dir", "for_host", "image", "kernel"]

@@ -1,6 +1,7 @@
 """Guest kernels: Debian's linux-source-6.1 with the patches of
 `kernels/patches/`, `tinyconfig` plus the fragments in `kernels/`, everything
-built in.
+built in. Hosts on gem5's O3 CPU boot a build of their variant with the
+patches of `kernels/patches-o3/` too (`for_host`).
 
 A kernel is cached under the hash of (linux-source version, patches, resolved
 .config):
@@ -24,6 +25,7 @@ from pathlib import Path
 from ..errors import ArtifactError
 from ..machine import atomic
 from .cache import MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file, staging
+from ..spec import CPU_O3, Host
 from .host import REPO, require, run_tool
 
 SOURCE_PACKAGE = "linux-source-6.1"
@@ -34,6 +36,12 @@ PATCHES = FRAGMENTS / "patches"
 PATCH_STAMP = ".g5net-patches.json"
 BASE_FRAGMENT = "base.config"
 VARIANTS = ("smp", "up")
+# The O3 builds: each variant with kernels/patches-o3/ applied after
+# kernels/patches/. Only gem5's O3 CPU needs them (patches-o3/README.md), so
+# runs on the other CPUs keep their kernels, and their results their ids.
+PATCHES_O3 = FRAGMENTS / "patches-o3"
+O3 = "-o3"
+BUILDS = (*VARIANTS, *(v + O3 for v in VARIANTS))
 # Bump when the build recipe below changes in a way the inputs do not show.
 RECIPE_VERSION = "1"
 
@@ -63,16 +71,23 @@ class Kernel:
         return self.bzimage.parent / "config"
 
 
+def for_host(host: Host) -> str:
+    """The build `host` boots (one of BUILDS): its variant, as an O3 build
+    where gem5's O3 CPU runs it."""
+    o3 = CPU_O3 in (host.cpu.model, host.cpu.boot_model)
+    return host.kernel + (O3 if o3 else "")
+
+
 def kernel(variant: str, *, build: bool = True, progress: Progress = print,
            needed_by: str = "") -> Kernel:
-    """The kernel `variant` ("smp" or "up"), built first if it is not cached
-    and `build` is true; `needed_by` says who waits for it, in the line that
-    says why the wait."""
-    if variant not in VARIANTS:
-        raise ArtifactError(f"kernel variant {variant!r} is not one of {', '.join(VARIANTS)}")
-    fragments = fragment_paths(variant)
+    """The kernel build `variant` (one of BUILDS: "smp", "up", "smp-o3",
+    "up-o3"), built first if it is not cached and `build` is true;
+    `needed_by` says who waits for it, in the line that says why the wait."""
+    if variant not in BUILDS:
+        raise ArtifactError(f"kernel variant {variant!r} is not one of {', '.join(BUILDS)}")
+    fragments = fragment_paths(variant.removesuffix(O3))
     version = source_version()
-    key = input_key(version, patch_paths(), fragments)
+    key = input_key(version, patch_paths(variant), fragments)
     index = cache_dir() / "kernel" / "inputs" / f"{variant}-{key}"
     found = _lookup(index)
     if found:
@@ -97,8 +112,10 @@ def fragment_paths(variant: str) -> list[Path]:
     return paths
 
 
-def patch_paths() -> list[Path]:
-    return sorted(PATCHES.glob("*.patch"))
+def patch_paths(variant: str = VARIANTS[0]) -> list[Path]:
+    """The patches build `variant` applies, in order."""
+    base = sorted(PATCHES.glob("*.patch"))
+    return base + sorted(PATCHES_O3.glob("*.patch")) if variant.endswith(O3) else base
 
 
 def patches_digest(patches: list[Path]) -> str:
@@ -112,6 +129,12 @@ def current_patches_digest() -> str:
     """patches_digest of kernels/patches as they are now: what gem5 results
     record as `kernel_patches`, the part of a kernel this repository decides."""
     return patches_digest(patch_paths())
+
+
+def current_o3_patches_digest() -> str:
+    """patches_digest of kernels/patches-o3 as they are now: what gem5 results
+    of O3 hosts record as `kernel_patches_o3`."""
+    return patches_digest(sorted(PATCHES_O3.glob("*.patch")))
 
 
 def source_version() -> str:
@@ -198,24 +221,26 @@ def _patched_files(patch: Path) -> list[str]:
             if line.startswith("+++ b/")]
 
 
-def _source_tree(version: str, patches: list[Path], progress: Progress) -> Path:
-    """The extracted, patched source tree, shared by the variants' builds.
+def _source_tree(version: str, patches: list[Path], o3: bool, progress: Progress) -> Path:
+    """The extracted, patched source tree, shared by the variants' builds
+    (the O3 builds by theirs, with more patches).
 
     A new patch set replaces the tree under the same path. tar keeps the
     archive's timestamps, so make recompiles only the files whose timestamps
     are refreshed here: those the old or the new patches touch."""
-    src_root = cache_dir() / "kernel" / "src"
+    src_root = cache_dir() / "kernel" / ("src" + (O3 if o3 else ""))
     tree = src_root / f"{SOURCE_PACKAGE}_{version}"
     digest = patches_digest(patches)
     stamp = _read_stamp(tree)
     if stamp and stamp.get("digest") == digest:
         return tree
-    with locked("kernel-source", progress):
+    with locked(_source_lock(o3), progress):
         stamp = _read_stamp(tree)
         if stamp and stamp.get("digest") == digest:
             return tree
         progress(f"kernel: extracting {SOURCE_TARBALL} ({SOURCE_PACKAGE} {version}) "
-                 f"and applying {len(patches)} patch(es) from {PATCHES}")
+                 f"and applying {len(patches)} patch(es) from {PATCHES}" +
+                 (f" and {PATCHES_O3}" if o3 else ""))
         with staging(tree) as tmp:
             run_tool(["tar", "-xf", str(SOURCE_TARBALL), "-C", str(tmp), "--strip-components=1"],
                      f"extracting {SOURCE_TARBALL}")
@@ -234,6 +259,10 @@ def _source_tree(version: str, patches: list[Path], progress: Progress) -> Path:
             if old != tree:
                 shutil.rmtree(old, ignore_errors=True)
     return tree
+
+
+def _source_lock(o3: bool) -> str:
+    return "kernel-source" + (O3 if o3 else "")
 
 
 def _make(src: Path, build_dir: Path, targets: list[str], what: str) -> None:
@@ -282,15 +311,16 @@ def _compile(src: Path, build_dir: Path, variant: str, progress: Progress) -> No
 def _build(variant: str, version: str, fragments: list[Path], index: Path,
            progress: Progress) -> Kernel:
     require("kernel")
-    patches = patch_paths()
-    src = _source_tree(version, patches, progress)
+    patches = patch_paths(variant)
+    o3 = variant.endswith(O3)
+    src = _source_tree(version, patches, o3, progress)
     # One build tree per variant stays in the cache: a fragment edit then
     # recompiles only what the changed options touch.
     build_dir = cache_dir() / "kernel" / f"build-{variant}"
     build_dir.mkdir(parents=True, exist_ok=True)
     # The other variant may be compiling from the same tree: it is only
     # replaced (other patches) when no build holds it.
-    with locked("kernel-source", progress, shared=True):
+    with locked(_source_lock(o3), progress, shared=True):
         if (_read_stamp(src) or {}).get("digest") != patches_digest(patches):
             raise ArtifactError(f"{src} was replaced by a build with other patches; "
                                 f"run the build again")

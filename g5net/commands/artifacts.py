@@ -14,12 +14,14 @@ from ..model import sweep
 from . import bundled_file
 
 DESCRIPTION = """\
-Every guest boots one of two kernels and one disk image, built on this machine
-from Debian packages and the recipes in the repository:
+Every guest boots one of two kernels (host.kernel) and one disk image, built on
+this machine from Debian packages and the recipes in the repository:
 
-  kernel smp   Linux 6.1 (linux-source-6.1), tinyconfig + kernels/base.config
-               + kernels/smp.config: SMP up to 64 CPUs
+  kernel smp   Linux 6.1 (linux-source-6.1) with kernels/patches/, tinyconfig
+               + kernels/base.config + kernels/smp.config: SMP up to 64 CPUs
   kernel up    the same with kernels/up.config: uniprocessor
+  smp-o3       the kernel a host on gem5's O3 CPU boots (host.cpu.model =
+  up-o3        "o3"): with kernels/patches-o3/ too, for that CPU's hlt
   image        raw ext4 of disk-images/packages.txt + disk-images/overlay/ +
                workloads/ (g5init, lib.sh, the m5 tool)
 
@@ -29,7 +31,7 @@ inputs; a build whose inputs did not change takes seconds. `g5net run` and
 
 EPILOG = """\
 Examples:
-  g5net artifacts build                 both kernels and the image (a kernel
+  g5net artifacts build                 every kernel and the image (a kernel
                                         takes minutes the first time)
   g5net artifacts build --kernel up     only the uniprocessor kernel
   g5net artifacts build --for examples/quickstart.toml
@@ -54,8 +56,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Build the guest kernels and/or the disk image unless already cached. "
                     "With none of --kernel, --image and --for, builds everything.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--kernel", choices=(*artifacts.VARIANTS, "all"),
-                   help="build this kernel variant ('all': every variant)")
+    b.add_argument("--kernel", choices=(*artifacts.BUILDS, "all"),
+                   help="build this kernel ('all': every one)")
     b.add_argument("--image", action="store_true", help="build the disk image")
     b.add_argument("--for", dest="for_specs", metavar="SPEC", type=bundled_file, nargs="+", default=[],
                    help="build the kernels and image these specs boot (every point of a [sweep])")
@@ -74,10 +76,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def kernels_for(specs: list[Path]) -> dict[str, list[str]]:
-    """Kernel variant -> the specs (any point of their [sweep]) that boot it."""
+    """Kernel build -> the specs (any point of their [sweep]) that boot it."""
     users: dict[str, list[str]] = {}
     for path in specs:
-        for variant in sorted({h.kernel for p in sweep.load(path).points for h in p.spec.hosts}):
+        for variant in sorted({artifacts.for_host(h) for p in sweep.load(path).points
+                               for h in p.spec.hosts}):
             users.setdefault(variant, []).append(str(path))
     return users
 
@@ -86,7 +89,7 @@ def build(args: argparse.Namespace) -> int:
     everything = args.kernel is None and not args.image and not args.for_specs
     users = kernels_for(args.for_specs)
     if everything or args.kernel == "all":
-        variants: list[str] = list(artifacts.VARIANTS)
+        variants: list[str] = list(artifacts.BUILDS)
     else:
         variants = sorted({*([args.kernel] if args.kernel else []), *users})
     progress = (lambda _msg: None) if args.quiet else \
@@ -102,7 +105,7 @@ def build(args: argparse.Namespace) -> int:
 
 def _entries() -> list[dict]:
     entries = []
-    for variant in artifacts.VARIANTS:
+    for variant in artifacts.BUILDS:
         entry: dict = {"artifact": f"kernel-{variant}"}
         try:
             k = artifacts.kernel(variant, build=False)

@@ -34,13 +34,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 NEEDED_FOR = {
     "kernel-smp": 'specs with kernel = "smp" (the default); a run builds it on first use',
     "kernel-up": 'specs with kernel = "up"; a run builds it on first use',
+    "kernel-smp-o3": 'specs with kernel = "smp" on gem5\'s O3 CPU; a run builds it on first use',
+    "kernel-up-o3": 'specs with kernel = "up" on gem5\'s O3 CPU; a run builds it on first use',
     "image": "every run; a run builds it on first use",
 }
 
 
 def artifacts_report() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for variant in artifacts.VARIANTS:
+    for variant in artifacts.BUILDS:
         try:
             k = artifacts.kernel(variant, build=False, progress=lambda m: None)
             out[f"kernel-{variant}"] = {"ok": True, "vmlinux": str(k.vmlinux),

@@ -14,23 +14,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..artifacts import Image, Kernel, cache_dir
+from ..artifacts import Image, Kernel, cache_dir, kernels
 from ..artifacts.cache import sha256_file
 from ..errors import EngineError
 from ..machine import atomic
 from ..model.options import EngineOptions
 from ..runs.resources import Resources
 from ..runs.rundir import RunDir
-from ..spec import Spec
+from ..spec import Host, Spec
 
 Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
 class Artifacts:
-    """What a run boots: one kernel per variant its hosts use, and the image."""
+    """What a run boots: one kernel per build its hosts use (by its name in
+    kernels.BUILDS), and the image."""
     kernels: dict[str, Kernel]
     image: Image
+
+    def kernel_of(self, host: Host) -> Kernel:
+        return self.kernels[kernels.for_host(host)]
 
     def digests(self) -> dict[str, str]:
         d = {f"kernel-{v}": k.digest for v, k in sorted(self.kernels.items())}

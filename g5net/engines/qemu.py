@@ -162,7 +162,7 @@ class QemuEngine(Engine):
 
     def _command(self, spec: Spec, art: Artifacts, host: Host, index: int,
                  job_disk: Path, netdevs: list[str]) -> list[str]:
-        kern = art.kernels[host.kernel]
+        kern = art.kernel_of(host)
         image, job = _option_value(art.image.path), _option_value(job_disk)
         cmd = [str(self.info().binary), "-machine", "pc,accel=tcg", "-smp", str(host.cpu.count),
                "-m", str(host.memory_mb), "-display", "none", "-monitor", "none",

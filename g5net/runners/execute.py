@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import artifacts, engines
+from ..artifacts.kernels import for_host
 from ..engines.base import Artifacts, EngineInfo, Outcome, Progress
 from ..errors import ArtifactError, BootError, GuestError, OutputError, os_error_text
 from ..guest.protocol import panic_line
@@ -34,8 +35,8 @@ def resolve_artifacts(spec: Spec, progress: Progress, build: bool = True) -> Art
     """The kernels and image `spec` boots; with `build`, one not built yet is
     built here, first saying which hosts wait for it."""
     kernels = {}
-    for v in sorted({h.kernel for h in spec.hosts}):
-        hosts = ", ".join(h.name for h in spec.hosts if h.kernel == v)
+    for v in sorted({for_host(h) for h in spec.hosts}):
+        hosts = ", ".join(h.name for h in spec.hosts if for_host(h) == v)
         kernels[v] = artifacts.kernel(v, build=build, progress=progress,
                                       needed_by=f"{spec.experiment.name}: {hosts} boot it")
     image = artifacts.image(build=build, progress=progress,
@@ -47,7 +48,7 @@ def unbuilt_artifacts(spec: Spec) -> list[str]:
     """The artifacts `spec` boots that are not built yet, by name (`kernel-smp`,
     `image`): what a dry run says it would build first."""
     missing = []
-    for v in sorted({h.kernel for h in spec.hosts}):
+    for v in sorted({for_host(h) for h in spec.hosts}):
         try:
             artifacts.kernel(v, build=False, progress=silent)
         except ArtifactError:

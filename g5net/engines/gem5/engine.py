@@ -141,7 +141,7 @@ def boot_checkpoint(spec: Spec, artifacts: Artifacts, gem5_digest: str, configs:
     # Only a profiler that is on shows in the key: keys of checkpoints booted
     # before it could be stay as they were.
     profiler = {"profiler": True} if job.first_profiled(spec) else {}
-    hosts = [(h, {"kernel_digest": artifacts.kernels[h.kernel].digest, "cmdline": cmdlines[h.name],
+    hosts = [(h, {"kernel_digest": artifacts.kernel_of(h).digest, "cmdline": cmdlines[h.name],
                   **profiler})
              for h in spec.hosts]
     per_host = dist_config_digest() if spec.experiment.processes == "per-host" else None
@@ -365,13 +365,16 @@ class Gem5Engine(Engine):
 
     def provenance(self, specs: Sequence[Spec]) -> dict[str, str]:
         """The configs the runs executed (with the sampler's, where one sampled),
-        and the patches their kernels were built with: the part of a kernel
-        this repository decides (its Debian source and compiler are the
-        machine's, as the image's packages are)."""
+        and the patches their kernels were built with (with O3 hosts' own,
+        where one ran on O3): the part of a kernel this repository decides
+        (its Debian source and compiler are the machine's, as the image's
+        packages are)."""
         sampled = any(s.experiment.pc_sample_us for s in specs)
+        o3 = any(kernels.for_host(h).endswith(kernels.O3) for s in specs for h in s.hosts)
         return {"configs_digest": configs_digest(),
                 **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
-                "kernel_patches": kernels.current_patches_digest()}
+                "kernel_patches": kernels.current_patches_digest(),
+                **({"kernel_patches_o3": kernels.current_o3_patches_digest()} if o3 else {})}
 
     def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
         now = configs_digest()
@@ -382,6 +385,9 @@ class Gem5Engine(Engine):
         # (tests/test_studies.py holds them to today's patches).
         if "kernel_patches" in provenance and self.guests_differ(provenance):
             return "kernels/patches/ has changed"
+        if provenance.get("kernel_patches_o3", kernels.current_o3_patches_digest()) != \
+                kernels.current_o3_patches_digest():
+            return "kernels/patches-o3/, which their O3 hosts' kernels had, has changed"
         if provenance.get("sampled_config_digest", sampled_config_digest()) != sampled_config_digest():
             return f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
         return None

@@ -14,7 +14,7 @@ from ...contract.gem5 import HostConfig, Phase, RunConfig
 
 def host_cmdlines(spec: Spec, artifacts: Artifacts) -> dict[str, str]:
     """Each host's whole kernel command line (it depends on its kernel's HZ)."""
-    return {h.name: gem5_cmdline(h, kernel_hz(artifacts.kernels[h.kernel])) for h in spec.hosts}
+    return {h.name: gem5_cmdline(h, kernel_hz(artifacts.kernel_of(h))) for h in spec.hosts}
 
 
 def run_config(phase: Phase, spec: Spec, artifacts: Artifacts, readfiles: dict[str, Path],
@@ -24,7 +24,7 @@ def run_config(phase: Phase, spec: Spec, artifacts: Artifacts, readfiles: dict[s
     cmdlines = host_cmdlines(spec, artifacts)
     hosts = tuple(
         HostConfig(name=h.name, board=names[h.name],
-                   kernel=str(artifacts.kernels[h.kernel].vmlinux),
+                   kernel=str(artifacts.kernel_of(h).vmlinux),
                    disk=str(artifacts.image.path), cmdline=cmdlines[h.name],
                    readfile=str(readfiles[h.name]), macs=tuple(macs(spec, h)),
                    console_socket=console_socket(names[h.name]))
