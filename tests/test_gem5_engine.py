@@ -31,7 +31,8 @@ from g5net.engines.gem5 import (
 from g5net.engines.gem5.run_config import run_config
 from g5net.errors import BootError, Gem5Error, SpecError
 from g5net.guest import protocol
-from g5net.model import specs
+from g5net.model import specs, sweep
+from g5net.runners import execute, plan
 from g5net.runs.rundir import RunDir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -554,6 +555,21 @@ def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: spe
     assert "lapic_timer_period=500000" in line and "lpj=8000000" in line
     assert "lapic_timer_period" not in cmdline.gem5_cmdline(quickstart.host("client"))
     assert "lpj=" not in cmdline.gem5_cmdline(quickstart.host("client"))
+
+
+def test_a_sweep_of_cpu_models_plans_the_o3_points_on_a_boot_of_their_own(
+        fake_gem5: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """examples/sampled-sweep-gem5.toml: its O3 points boot the O3 kernel
+    build, so they share a boot with each other and not with the timing ones."""
+    monkeypatch.setattr(execute, "resolve_artifacts", lambda spec, progress, build: fake_artifacts(tmp_path))
+    path = REPO / "examples" / "sampled-sweep-gem5.toml"
+    planned = plan.make(sweep.load(path), str(path), lambda _m: None, build=True)
+    boots = {p.index: p.checkpoint for p in planned.points}
+    models = {p.index: p.spec["hosts"]["server"]["cpu"]["model"] for p in planned.points}
+    assert sorted(models.values()) == ["o3", "o3", "timing", "timing"]
+    for model in ("o3", "timing"):
+        assert len({boots[i] for i, m in models.items() if m == model}) == 1
+    assert len(set(boots.values())) == 2
 
 
 def test_results_of_o3_hosts_record_the_o3_patches_too(quickstart_text: str, quickstart: specmod.Spec):

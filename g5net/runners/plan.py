@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from ..artifacts.kernels import for_host
 from ..errors import EngineError, SpecError
 from ..model.options import EngineOptions
 from ..model.sweep import Point, Sweep
@@ -47,7 +48,7 @@ def make(sweep: Sweep, source: str, progress: Callable[[str], None], build: bool
             engine.check_spec(p.spec)
         except EngineError as e:
             raise SpecError(f"sweep point {p.index} ({p.label}): {e}") from None
-        variants = tuple(sorted({h.kernel for h in p.spec.hosts}))
+        variants = tuple(sorted({for_host(h) for h in p.spec.hosts}))
         missing = () if build else tuple(run.unbuilt_artifacts(p.spec))
         if missing:
             points.append(planned(p, "", None, missing))
