@@ -561,7 +561,11 @@ def test_a_sweep_of_cpu_models_plans_the_o3_points_on_a_boot_of_their_own(
         fake_gem5: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """examples/sampled-sweep-gem5.toml: its O3 points boot the O3 kernel
     build, so they share a boot with each other and not with the timing ones."""
-    monkeypatch.setattr(execute, "resolve_artifacts", lambda spec, progress, build: fake_artifacts(tmp_path))
+    def resolve(spec: specmod.Spec, progress, build: bool) -> Artifacts:
+        """As execute.resolve_artifacts: the kernels the spec's hosts boot."""
+        every = fake_artifacts(tmp_path)
+        return dataclasses.replace(every, kernels={b: every.kernels[b] for b in map(kernels.for_host, spec.hosts)})
+    monkeypatch.setattr(execute, "resolve_artifacts", resolve)
     path = REPO / "examples" / "sampled-sweep-gem5.toml"
     planned = plan.make(sweep.load(path), str(path), lambda _m: None, build=True)
     boots = {p.index: p.checkpoint for p in planned.points}
