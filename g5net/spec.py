@@ -224,7 +224,9 @@ class Cpu:
     threads_per_core: int = _f(1, lo=1, hi=8,
                                doc="hardware threads per core; gem5 models each thread as one CPU")
     clock_ghz: float = _f(2.0, lo=0.1, hi=10.0, doc="gem5: CPU clock")
-    model: str = _f("timing", choices=CPU_MODELS, doc="gem5 CPU for the region of interest")
+    model: str = _f("timing", choices=CPU_MODELS,
+                    doc="gem5 CPU for the region of interest; on o3 the host boots its kernel's O3 "
+                        "build (configs/README.md, \"O3 and the hlt\")")
     boot_model: str = _f("atomic", choices=CPU_MODELS, doc="gem5 CPU used to boot")
 
     @property
@@ -348,7 +350,8 @@ class Host:
     memory_channels: int = _f(1, choices=MEMORY_CHANNELS,
                               doc="gem5: memory channels, interleaved every 64 B")
     kernel: str = _f("smp", choices=KERNEL_VARIANTS,
-                     doc="the kernel build it boots: smp (any number of CPUs) or up (one CPU)")
+                     doc="the kernel build it boots: smp (any number of CPUs) or up (one CPU); "
+                         "on gem5's O3 CPU their O3 builds, smp-o3 and up-o3")
     cpu: Cpu = field(default_factory=Cpu)
     caches: Caches = field(default_factory=Caches)
     nic: Nic = field(default_factory=Nic)
