@@ -21,7 +21,7 @@ from g5net.artifacts import kernels
 from g5net.artifacts.host import REPO
 from g5net.engines.gem5.config_files import configs_digest
 from g5net.errors import StudyError
-from g5net.model import sweep
+from g5net.model import specs, sweep
 from g5net.report import runs as runsmod
 from g5net.report.runs import fmt_value
 from g5net.runs.rundir import RunDir
@@ -108,9 +108,17 @@ def test_committed_results_booted_kernels_of_todays_patches(name, scale):
     """A kernel patch changes what a guest does as much as a config does: a
     scale saved before kernels/patches last changed is to be run again
     (results.check_current refuses it once it records its patches)."""
-    made = results.provenance(catalog.load(name), scale).get("kernel_patches")
+    study = catalog.load(name)
+    provenance = results.provenance(study, scale)
     now = kernels.current_patches_digest()
-    assert made == now, f"{name} {scale}: kernels/patches changed since it was saved: run the scale again"
+    assert provenance.get("kernel_patches") == now, \
+        f"{name} {scale}: kernels/patches changed since it was saved: run the scale again"
+    # Its O3 hosts, if any, booted the O3 builds, with kernels/patches-o3 too.
+    on_o3 = any(kernels.for_host(h).endswith(kernels.O3)
+                for r in study.results(scale).glob("*/run.json")
+                for h in specs.from_dict(json.loads(r.read_text())["spec"]).hosts)
+    assert provenance.get("kernel_patches_o3") == (kernels.current_o3_patches_digest() if on_o3 else None), \
+        f"{name} {scale}: its O3 hosts' kernel patches are not today's: run the scale again"
 
 
 @pytest.mark.parametrize("name, scale", COMMITTED)
