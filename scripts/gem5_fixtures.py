@@ -162,7 +162,7 @@ def make(name: str, spec_path: Path, point: int | None, engine_files: bool,
                   **({"processes": processes} if processes else {}),
                   "gem5_version": record["engine"]["version"],
                   **{k: v for k, v in engine.provenance([spec]).items()
-                     if k in ("configs_digest", "kernel_patches")},
+                     if k in ("configs_digest", "kernel_patches", "kernel_patches_o3")},
                   "run_id": record["run_id"],
                   "boot": {k: boot[k] for k in ("wall_s", "sim_seconds", "insts")}}
     (out / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")

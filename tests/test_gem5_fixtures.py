@@ -58,9 +58,15 @@ def test_fixtures_booted_kernels_of_todays_patches(fixture: Path):
     config does: a fixture whose kernel had other patches no longer shows
     what a run does. (The Debian source and compiler a kernel is built from,
     like the image's packages, are the machine's: not compared.)"""
-    made = json.loads((fixture / "provenance.json").read_text()).get("kernel_patches")
+    provenance = json.loads((fixture / "provenance.json").read_text())
     now = kernels.current_patches_digest()
-    assert made == now, f"{fixture.name}: kernels/patches changed since it was made: rerun scripts/gem5_fixtures.py"
+    assert provenance.get("kernel_patches") == now, \
+        f"{fixture.name}: kernels/patches changed since it was made: rerun scripts/gem5_fixtures.py"
+    # Hosts on O3 boot the O3 builds, with kernels/patches-o3 too.
+    spec = specs.from_dict(json.loads(RunDir(fixture).spec_json.read_text()))
+    on_o3 = any(kernels.for_host(h).endswith(kernels.O3) for h in spec.hosts)
+    assert provenance.get("kernel_patches_o3") == (kernels.current_o3_patches_digest() if on_o3 else None), \
+        f"{fixture.name}: its O3 hosts' kernel patches are not today's: rerun scripts/gem5_fixtures.py"
 
 
 def test_four_cpu_hosts_booted_every_cpu_and_measured_on_four():
