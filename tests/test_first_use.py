@@ -48,19 +48,24 @@ def test_kernels_a_spec_boots_cover_every_point_of_its_sweep(tmp_path):
     both.write_text((EXAMPLES / "quickstart.toml").read_text()
                     + '\n[sweep]\n"host.kernel" = ["smp", "up"]\n')
     assert kernels_for([both]) == {"smp": [str(both)], "up": [str(both)]}
+    # A host on O3 boots its variant's O3 build.
+    o3 = tmp_path / "o3.toml"
+    o3.write_text((EXAMPLES / "quickstart.toml").read_text()
+                  + '\n[sweep]\n"host.cpu.model" = ["timing", "o3"]\n')
+    assert kernels_for([o3]) == {"smp": [str(o3)], "smp-o3": [str(o3)]}
 
 
 @pytest.mark.slow
 def test_build_for_the_quickstart_takes_one_kernel_and_the_image():
     """On the real artifact cache (built, or built now): --for names the
-    quickstart's one kernel; a plain build takes both."""
+    quickstart's one kernel; a plain build takes every one, the O3 builds too."""
     def kernels(*argv: str) -> list[str]:
         out = subprocess.run([sys.executable, "-m", "g5net.cli", "artifacts", "build", *argv],
                              capture_output=True, text=True, timeout=3600, check=True).stdout
         assert out.splitlines()[-1].startswith("image: ") and "disk.img" in out
         return [line.split(":")[0] for line in out.splitlines() if line.startswith("kernel ")]
     assert kernels("--for", str(EXAMPLES / "quickstart.toml")) == ["kernel smp"]
-    assert kernels() == ["kernel smp", "kernel up"]
+    assert kernels() == ["kernel smp", "kernel up", "kernel smp-o3", "kernel up-o3"]
 
 
 def test_a_run_says_which_hosts_wait_for_a_kernel(builds):
