@@ -64,7 +64,7 @@ def test_fixtures_booted_kernels_of_todays_patches(fixture: Path):
         f"{fixture.name}: kernels/patches changed since it was made: rerun scripts/gem5_fixtures.py"
     # Hosts on O3 boot the O3 builds, with kernels/patches-o3 too.
     spec = specs.from_dict(json.loads(RunDir(fixture).spec_json.read_text()))
-    on_o3 = any(kernels.for_host(h).endswith(kernels.O3) for h in spec.hosts)
+    on_o3 = any(kernels.boots_o3(h) for h in spec.hosts)
     assert provenance.get("kernel_patches_o3") == (kernels.current_o3_patches_digest() if on_o3 else None), \
         f"{fixture.name}: its O3 hosts' kernel patches are not today's: rerun scripts/gem5_fixtures.py"
 

@@ -114,7 +114,7 @@ def test_committed_results_booted_kernels_of_todays_patches(name, scale):
     assert provenance.get("kernel_patches") == now, \
         f"{name} {scale}: kernels/patches changed since it was saved: run the scale again"
     # Its O3 hosts, if any, booted the O3 builds, with kernels/patches-o3 too.
-    on_o3 = any(kernels.for_host(h).endswith(kernels.O3)
+    on_o3 = any(kernels.boots_o3(h)
                 for r in study.results(scale).glob("*/run.json")
                 for h in specs.from_dict(json.loads(r.read_text())["spec"]).hosts)
     assert provenance.get("kernel_patches_o3") == (kernels.current_o3_patches_digest() if on_o3 else None), \

@@ -37,8 +37,8 @@ PATCH_STAMP = ".g5net-patches.json"
 BASE_FRAGMENT = "base.config"
 VARIANTS = ("smp", "up")
 # The O3 builds: each variant with kernels/patches-o3/ applied after
-# kernels/patches/. Only gem5's O3 CPU needs them (patches-o3/README.md), so
-# runs on the other CPUs keep their kernels, and their results their ids.
+# kernels/patches/. Only gem5's O3 CPU needs them (each patch's header says
+# why), so runs on the other CPUs keep their kernels, and their results their ids.
 PATCHES_O3 = FRAGMENTS / "patches-o3"
 O3 = "-o3"
 BUILDS = (*VARIANTS, *(v + O3 for v in VARIANTS))
@@ -71,11 +71,15 @@ class Kernel:
         return self.bzimage.parent / "config"
 
 
+def boots_o3(host: Host) -> bool:
+    """Whether `host` boots an O3 build: gem5's O3 CPU runs it."""
+    return CPU_O3 in (host.cpu.model, host.cpu.boot_model)
+
+
 def for_host(host: Host) -> str:
     """The build `host` boots (one of BUILDS): its variant, as an O3 build
     where gem5's O3 CPU runs it."""
-    o3 = CPU_O3 in (host.cpu.model, host.cpu.boot_model)
-    return host.kernel + (O3 if o3 else "")
+    return host.kernel + (O3 if boots_o3(host) else "")
 
 
 def kernel(variant: str, *, build: bool = True, progress: Progress = print,
@@ -115,7 +119,11 @@ def fragment_paths(variant: str) -> list[Path]:
 def patch_paths(variant: str = VARIANTS[0]) -> list[Path]:
     """The patches build `variant` applies, in order."""
     base = sorted(PATCHES.glob("*.patch"))
-    return base + sorted(PATCHES_O3.glob("*.patch")) if variant.endswith(O3) else base
+    return base + _o3_patches() if variant.endswith(O3) else base
+
+
+def _o3_patches() -> list[Path]:
+    return sorted(PATCHES_O3.glob("*.patch"))
 
 
 def patches_digest(patches: list[Path]) -> str:
@@ -134,7 +142,7 @@ def current_patches_digest() -> str:
 def current_o3_patches_digest() -> str:
     """patches_digest of kernels/patches-o3 as they are now: what gem5 results
     of O3 hosts record as `kernel_patches_o3`."""
-    return patches_digest(sorted(PATCHES_O3.glob("*.patch")))
+    return patches_digest(_o3_patches())
 
 
 def source_version() -> str:

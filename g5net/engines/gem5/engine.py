@@ -370,7 +370,7 @@ class Gem5Engine(Engine):
         (its Debian source and compiler are the machine's, as the image's
         packages are)."""
         sampled = any(s.experiment.pc_sample_us for s in specs)
-        o3 = any(kernels.for_host(h).endswith(kernels.O3) for s in specs for h in s.hosts)
+        o3 = any(kernels.boots_o3(h) for s in specs for h in s.hosts)
         return {"configs_digest": configs_digest(),
                 **({"sampled_config_digest": sampled_config_digest()} if sampled else {}),
                 "kernel_patches": kernels.current_patches_digest(),
