@@ -71,13 +71,15 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
     dumps = [host_metrics(d)["board"] for d in iter_dumps(TWO_DUMPS)]
     # Each dump's catalogue metrics, the L2's instruction misses (526 of its 778:
     # the rest are the data port's 213 and the L1D prefetcher's 39), and its one
-    # CPU's busy and all cycles (2103774.998 of 2103775: gem5 keeps the busy share
-    # as a time-weighted average); the second dump ran no cycle: (0, 0), and no
-    # CPU time below. Each region's first and last tick: the second dump follows the first.
+    # CPU's busy and all ticks: busy 2103774.998 of its 2103775 cycles (gem5 keeps
+    # the busy share as a time-weighted average) of the dump's ticks. The second
+    # dump ran no cycle: gem5 counted none for the CPU, asleep throughout, so it
+    # is busy for none of the dump's ticks. Each region's first and last tick:
+    # the second dump follows the first.
     assert gem5 == {"stream": [{"board": {**dumps[0], "l2_inst_misses": 526,
-                                          "cpu_cycles": [(2103774.998, 2103775.0)],
+                                          "cpu_ticks": [(2103774.998 / 2103775 * 1051887500, 1051887500.0)],
                                           "region_ticks": (0, 1051887500)}}],
-                    "second": [{"board": {**dumps[1], "cpu_cycles": [(0.0, 0.0)],
+                    "second": [{"board": {**dumps[1], "cpu_ticks": [(0.0, 20000000000.0)],
                                           "region_ticks": (1051887500, 21051887500)}}]}
 
     out = {w: run_metrics.workload_metrics(res["board"]["workloads"][w], gem5[w][0]["board"]) for w in names}
@@ -88,6 +90,8 @@ def test_gem5_roi_dumps_follow_workload_order(tmp_path):
         assert first[f"{k}_per_pkt"] == pytest.approx(dumps[0][k] / first["packets"])
     # The second dump counted no instructions and no misses: absent, not zero.
     assert "insts_per_pkt" not in out["second"] and "l1d_misses" not in out["second"]
+    # A CPU asleep through a region is idle in it, not missing from it.
+    assert out["second"]["cpu_util"] == 0 and out["second"]["cpu_busy_s"] == 0
     assert out["second"]["mem_bytes_per_pkt"] == 0
     # Time is gem5's: the CPU ran the whole region, rates are per simulated second,
     # and the guest's own clocked figures stay under guest_.
@@ -166,6 +170,9 @@ def test_windows_in_which_both_hosts_stalled_are_counted_and_live_ones_are_not()
     for host in ("server", "client"):
         stream = got["hosts"][host]["stream"]
         assert stream["stalled_windows"] == 2 and stream["throughput_mbps"] == 0
+        # Its CPUs slept through both windows: idle there, not left unknown
+        # (gem5 counted none of their cycles: stats/cpu_time.py).
+        assert stream["cpu_util"] == 0 and stream["cpu_util_per_cpu"] == [0, 0]
     # What the run prints once its metrics are written.
     assert windows.stalls(got) == [
         f"warning: {h}.stream stalled in 2 of its 2 windows: every CPU of the host halted and its NICs "

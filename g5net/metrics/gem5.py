@@ -48,8 +48,8 @@ _PCIE_BUSY = ("pcie_to_host_busy_ticks", "pcie_to_device_busy_ticks")
 def roi_stats(stats_txt: Path, regions: Sequence[tuple[str, int]]
               ) -> dict[str, list[dict[str, dict[str, Any]]]]:
     """workload -> its regions, each gem5 host -> catalogue metrics, the splits
-    (stats/splits.py), `cpu_cycles`, each CPU's (busy, all) cycles (a
-    window's: ticks; only their ratio counts), and
+    (stats/splits.py), `cpu_ticks`, each CPU's (busy, all) ticks
+    (stats/cpu_time.py), and
     `region_ticks`, the region's first and last tick, from the workloads'
     stats dumps. `regions`: (workload, dumps) in spec order.
 
@@ -81,7 +81,7 @@ def _dump_metrics(dump: Dump) -> dict[str, dict[str, Any]]:
             metrics[host].update(values)
     for host, cpus in per_cpu(dump).items():
         if host in metrics:
-            metrics[host]["cpu_cycles"] = cpus
+            metrics[host]["cpu_ticks"] = cpus
     end = int(dump.value("finalTick"))
     for of_host in metrics.values():
         of_host["region_ticks"] = (end - int(dump.value("simTicks")), end)
@@ -101,50 +101,29 @@ def _minus(later: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]]
         for k, v in b.items():
             if k == "region_ticks":
                 diff[k] = (a[k][1] if k in a else v[0], v[1])
-            elif k == "cpu_cycles":
-                diff[k] = _window_cpu_time(v, _span(b), a.get(k), _span(a) if a else 0)
+            elif k == "cpu_ticks":
+                diff[k] = _window_cpu_time(v, a.get(k))
             else:
                 diff[k] = v - a.get(k, 0)
         out[host] = diff
     return out
 
 
-def _span(dump_metrics: dict[str, Any]) -> int:
-    """The ticks a dump counts, from the reset (sim_ticks)."""
-    first, last = dump_metrics["region_ticks"]
-    return last - first
-
-
-def _window_cpu_time(later: list[tuple[float, float]], later_ticks: int,
-                     earlier: list[tuple[float, float]] | None, earlier_ticks: int
+def _window_cpu_time(later: list[tuple[float, float]], earlier: list[tuple[float, float]] | None
                      ) -> list[tuple[float, float]]:
     """Each CPU's (busy, all) ticks between two dumps that count from one
-    reset, from each dump's (busy, all) cycles.
-
-    Not the cycles' differences: a simple CPU's busy and idle cycles are its
-    cycle count split by a time-weighted busy fraction since the reset
-    (exec_context's notIdleFraction, an average), not counters, and a halted
-    CPU's cycles are counted only once it wakes; their differences went
-    negative, or to nothing at all for a CPU that slept through a window
-    (hosts of 16 CPUs). The busy fraction since the reset times the ticks
-    since the reset is the busy time since the reset, whose difference is the
-    window's; the window's ticks are every CPU's all."""
+    reset: the differences of each dump's busy and all ticks since the reset
+    (stats/cpu_time.py), not of gem5's cycle counts, which a halted CPU
+    brings up to date only when it wakes (their differences went negative, or
+    to nothing for a CPU that slept through a window of a 16-CPU host)."""
     before = earlier or [(0.0, 0.0)] * len(later)
-
-    def busy_since_reset(busy: float, total: float, ticks: int) -> float:
-        return busy / total * ticks if total else 0.0
-
-    return [(busy_since_reset(busy, total, later_ticks) - busy_since_reset(b0, t0, earlier_ticks),
-             float(later_ticks - earlier_ticks))
-            for (busy, total), (b0, t0) in zip(later, before)]
+    return [(busy - b0, total - t0) for (busy, total), (b0, t0) in zip(later, before)]
 
 
 def cpu(gem5: dict[str, Any], threads_per_core: int) -> dict[str, Any]:
     """CPU utilisation from gem5's cycle counters (stats/cpu_time.py): per host,
     per CPU and per core, and the CPUs' busy seconds over the dump."""
-    cpus, seconds = gem5.get("cpu_cycles"), gem5.get("sim_seconds")
-    # A region of one dump whose CPU slept throughout has no count of that
-    # CPU's cycles (per_cpu); a window's are its ticks (_window_cpu_time).
+    cpus, seconds = gem5.get("cpu_ticks"), gem5.get("sim_seconds")
     if not cpus or not seconds or not all(total > 0 for _, total in cpus):
         return {}
     each = [busy / total for busy, total in cpus]
