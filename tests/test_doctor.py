@@ -35,7 +35,7 @@ def test_without_gem5_doctor_says_how_to_point_at_one(capsys, monkeypatch, tmp_p
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # QEMU stays findable, gem5 is not there
     rc, out = doctor(capsys)
     assert rc == 1
-    assert out.startswith("gem5       missing  gem5 not found")
+    assert out.startswith("gem5          missing  gem5 not found")
     assert "export G5NET_GEM5=/path/to/gem5/build/X86/gem5.opt" in out
     for name in ("qemu", "kernel-smp", "kernel-up", "kernel-smp-o3", "kernel-up-o3", "image", "per-host",
                  "cache"):
@@ -52,7 +52,7 @@ def test_doctor_reports_what_gem5_says_about_itself(capsys, monkeypatch, tmp_pat
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("G5NET_GEM5", str(fake))
     _, out = doctor(capsys)
-    assert f"gem5       ok  {fake}" in out
+    assert f"gem5          ok  {fake}" in out
     assert ("version 24.0.0.1, ISA x86, classic caches yes, Ruby protocol MESI_Two_Level, "
             "KVM CPU ") in out
     g = json.loads(doctor(capsys, "--json")[1])["gem5"]
@@ -64,18 +64,18 @@ def test_without_gem5_doctor_prints_the_make_gem5_recipe_with_its_time(capsys, m
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     _, out = doctor(capsys)
     recipe = [
-        "           to build one (gem5 v24, X86 gem5.opt, about 90 minutes of compilation on "
+        "              to build one (gem5 v24, X86 gem5.opt, about 90 minutes of compilation on "
         "this machine's 2 cores):",
-        "             git clone --depth 1 --branch v24.0.0.1 https://github.com/gem5/gem5 ~/gem5",
-        f"             make -C {REPO} gem5 GEM5_SRC=~/gem5",
+        "                git clone --depth 1 --branch v24.0.0.1 https://github.com/gem5/gem5 ~/gem5",
+        f"                make -C {REPO} gem5 GEM5_SRC=~/gem5",
     ]
     lines = out.splitlines()
     assert lines[2:5] == recipe, out
-    assert lines[1] == ('           needed for engine = "gem5" runs (examples/*-gem5.toml); '
+    assert lines[1] == ('              needed for engine = "gem5" runs (examples/*-gem5.toml); '
                         "QEMU runs do without it")
     assert 'needed for specs with kernel = "up"' in out
     report = json.loads(doctor(capsys, "--json")[1])["gem5"]
-    assert [f"           {line}" for line in report["recipe"][:3]] == recipe
+    assert [f"              {line}" for line in report["recipe"][:3]] == recipe
     # The command it prints is the one the Makefile has: here, on a tree that is not gem5.
     make = recipe[2].split()[:-1] + [f"GEM5_SRC={tmp_path}"]
     r = subprocess.run(make, capture_output=True, text=True, timeout=60)
@@ -91,7 +91,7 @@ def test_a_gem5_of_another_version_is_unusable_and_doctor_says_how_to_build_v24(
     monkeypatch.setenv("G5NET_GEM5", str(fake))
     rc, out = doctor(capsys)
     assert rc == 1
-    assert f"gem5       unusable  {fake}" in out
+    assert f"gem5          unusable  {fake}" in out
     assert "problem: is gem5 23.1.0.0; g5net's configs are written for v24" in out
     assert "git clone --depth 1 --branch v24.0.0.1" in out
     g = json.loads(doctor(capsys, "--json")[1])["gem5"]
@@ -107,15 +107,15 @@ def test_doctor_finds_the_real_gem5_is_v24(gem5_engine, capsys, monkeypatch):
     assert (g["ok"], g["problems"], "recipe" in g) == (True, [], False)
     _, out = doctor(capsys)
     assert g["why"].startswith("G5NET_GEM5 names it")
-    assert out.startswith(f"gem5       ok  {binary}\n           chosen because: G5NET_GEM5 names it")
-    assert f"\n           version {g['version']}, ISA x86" in out
+    assert out.startswith(f"gem5          ok  {binary}\n              chosen because: G5NET_GEM5 names it")
+    assert f"\n              version {g['version']}, ISA x86" in out
     assert "to build one" not in out
 
 
 def test_doctor_says_whether_idle_cpus_would_poll_between_per_host_barriers(capsys, monkeypatch):
     monkeypatch.setenv("G5NET_IDLE_POLL", "0")
     _, out = doctor(capsys)
-    assert "per-host   runs here: idle CPUs may halt between barriers (G5NET_IDLE_POLL=0)" in out.splitlines()
+    assert "per-host      runs here: idle CPUs may halt between barriers (G5NET_IDLE_POLL=0)" in out.splitlines()
     monkeypatch.delenv("G5NET_IDLE_POLL")
     report = json.loads(doctor(capsys, "--json")[1])
     assert report["per_host"]["idle_cpus"].startswith(

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from .. import artifacts, engines, home
+from ..artifacts.kernels import BUILDS
 from ..version import __version__
 from ..errors import G5netError
 
@@ -66,8 +67,16 @@ def report() -> dict[str, Any]:
     return {**found, "artifacts": artifacts_report(), "cache_dir": str(artifacts.cache_dir())}
 
 
+# The name column: as wide as the longest artifact's name (kernel-smp-o3).
+_NAME_WIDTH = max(len(f"kernel-{b}") for b in BUILDS)
+
+
+def _row(name: str, text: str) -> str:
+    return f"{name:<{_NAME_WIDTH}} {text}"
+
+
 def _indented(lines: list[str]) -> str:
-    return "".join(f"\n           {line}" for line in lines)
+    return "".join("\n" + _row("", line) for line in lines)
 
 
 def _needed_for(entry: dict[str, Any]) -> str:
@@ -76,15 +85,14 @@ def _needed_for(entry: dict[str, Any]) -> str:
 
 def _gem5_line(g: dict[str, Any]) -> str:
     if "error" in g:
-        return f"gem5       missing  {g['error']}" + _needed_for(g) + _indented(g["recipe"])
+        return _row("gem5", f"missing  {g['error']}") + _needed_for(g) + _indented(g["recipe"])
     kvm = "yes" if g["kvm_usable"] else ("built in, /dev/kvm not usable" if g["kvm_cpu"] else "no")
-    line = (f"gem5       {'ok' if g['ok'] else 'unusable'}  {g['binary']}\n"
-            f"           chosen because: {g['why']}\n"
-            f"           version {g['version']}, ISA {', '.join(g['isas']) or '-'}, "
-            f"classic caches {'yes' if g['classic_caches'] else 'no'}, "
-            f"Ruby protocol {g['protocol'] or '-'}, KVM CPU {kvm}")
-    for p in g["problems"]:
-        line += f"\n           problem: {p}; {g['how_to_point']}"
+    line = _row("gem5", f"{'ok' if g['ok'] else 'unusable'}  {g['binary']}") + _indented([
+        f"chosen because: {g['why']}",
+        f"version {g['version']}, ISA {', '.join(g['isas']) or '-'}, "
+        f"classic caches {'yes' if g['classic_caches'] else 'no'}, "
+        f"Ruby protocol {g['protocol'] or '-'}, KVM CPU {kvm}"])
+    line += _indented([f"problem: {p}; {g['how_to_point']}" for p in g["problems"]])
     if g["problems"]:
         line += _needed_for(g) + _indented(g["recipe"])
     return line
@@ -93,17 +101,17 @@ def _gem5_line(g: dict[str, Any]) -> str:
 def render(r: dict[str, Any]) -> str:
     lines = [_gem5_line(r["gem5"])]
     q = r["qemu"]
-    lines.append(f"qemu       ok  {q['binary']} {q['version']}" if q["ok"]
-                 else f"qemu       missing  {q['error']}" + _needed_for(q))
+    lines.append(_row("qemu", f"ok  {q['binary']} {q['version']}") if q["ok"]
+                 else _row("qemu", f"missing  {q['error']}") + _needed_for(q))
     for name, a in r["artifacts"].items():
         where = a.get("vmlinux") or a.get("path")
-        lines.append(f"{name:<10} ok  {where}" if a["ok"]
-                     else f"{name:<10} missing  {a['error']}" + _needed_for(a))
-    lines.append(f"per-host   runs here: {r['per_host']['idle_cpus']}")
-    lines.append(f"cache      {r['cache_dir']}")
+        lines.append(_row(name, f"ok  {where}") if a["ok"]
+                     else _row(name, f"missing  {a['error']}") + _needed_for(a))
+    lines.append(_row("per-host", f"runs here: {r['per_host']['idle_cpus']}"))
+    lines.append(_row("cache", r["cache_dir"]))
     g = r["g5net"]
     revision = f" ({g['revision']})" if g["revision"] else ""
-    lines.append(f"g5net      {g['version']}{revision}, its files in {g['files']}")
+    lines.append(_row("g5net", f"{g['version']}{revision}, its files in {g['files']}"))
     return "\n".join(lines)
 
 
