@@ -1,3 +1,4 @@
+import dataclasses
 import struct
 
 import pytest
@@ -85,3 +86,21 @@ def test_a_sweep_before_its_first_run_has_nothing_to_report_or_check(tmp_path, c
         f"g5net {cmd}: error: {sweep}: the sweep has no run yet "
         f"(`g5net status {sweep}` lists its points)" for cmd in ("report", "check")]
     assert not (tmp_path / "r").exists()
+
+
+def test_a_workload_that_only_some_points_run_is_no_dimension_of_its_own():
+    """10gbe medium: NetPIPE runs after the stream only in the consecutive
+    points (experiment.workloads), so its keys are absent from the sampled
+    ones; which points have them follows from experiment.workloads, and the
+    report's table had a column of nulls for each of its 20 keys."""
+    from pathlib import Path
+
+    from g5net.report.runs import load, varying
+    runs = load(Path(__file__).resolve().parents[1] / "studies" / "10gbe" / "results" / "medium")
+    latency = sorted({k for r in runs for k in r.params if k.startswith("workloads.latency.")})
+    assert len(latency) > 10 and any(k not in r.params for r in runs for k in latency)
+    keys = varying(runs)
+    assert "experiment.workloads" in keys and not set(latency) & set(keys)
+    # Where nothing that varies says which runs have them, their presence is what differs.
+    alone = [dataclasses.replace(r, params={k: v for k, v in r.params.items() if k in latency}) for r in runs]
+    assert set(varying(alone)) == set(latency)

@@ -122,11 +122,29 @@ def intact(found: Located) -> list[Run]:
 
 
 def varying(runs: Sequence[Run]) -> list[str]:
-    """The parameters that take more than one value across `runs`, in spec order."""
+    """The parameters that take more than one value across `runs`, in spec order.
+
+    A key that some runs lack and the others agree on (the keys of a workload
+    that only some points run) is one only where which runs have it does not
+    follow from the keys that vary (experiment.workloads, hosts.NAME.replicas):
+    otherwise each of its keys would stand beside them as a column of nulls."""
     keys: dict[str, None] = {}
     for r in runs:
         keys.update(dict.fromkeys(r.params))
-    return [k for k in keys if len({repr(r.params.get(k)) for r in runs}) > 1]
+    values = {k: {repr(r.params[k]) for r in runs if k in r.params} for k in keys}
+    changing = [k for k in keys if len(values[k]) > 1]
+    return [k for k in keys if len(values[k]) > 1
+            or (any(k not in r.params for r in runs) and not _presence_follows(runs, changing, k))]
+
+
+def _presence_follows(runs: Sequence[Run], keys: Sequence[str], other: str) -> bool:
+    """Whether runs with one value of each of `keys` all have `other`, or all lack it."""
+    seen: dict[str, bool] = {}
+    for r in runs:
+        at = repr([r.params.get(k) for k in keys])
+        if seen.setdefault(at, other in r.params) != (other in r.params):
+            return False
+    return True
 
 
 def follows(runs: Sequence[Run], keys: Sequence[str], other: str) -> bool:
