@@ -188,11 +188,12 @@ def results(s: Spec, mbps: float = 900.0) -> dict:
 
 
 def make_run(store: Path, s: Spec, mbps: float = 900.0, status: str = "done",
-             ran_on: dict | None = None) -> RunDir:
+             ran_on: dict | None = None, run_id: str | None = None) -> RunDir:
     """A run committed into `store` by the product's writers, as `g5net run`
     commits one: run.json (run_record, with the `engine` and `artifacts` records
-    of `ran_on`), results.json, and the metrics.json that run_metrics.compute writes."""
-    run_id = identity.spec_digest(s)
+    of `ran_on`), results.json, and the metrics.json that run_metrics.compute writes.
+    Its id: `run_id`, else its spec's digest."""
+    run_id = run_id or identity.spec_digest(s)
     rd = rundir.begin(store, s.experiment.name, run_id)
     res = results(s, mbps)
     rd.write_json(rd.results_json, res)

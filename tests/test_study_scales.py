@@ -250,15 +250,66 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
     other.write_text(json.dumps({**json.loads(other.read_text()), "run_id": "0" * 64}))
     # A run another gem5 binary (say) made: another run id, another directory.
     foreign = study.results("medium") / plan.points[3].dir_name
+    record = foreign / "run.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "run_id": "e" * 64}))
     foreign.rename(foreign.with_name(f"{plan.points[3].name}-{'e' * 12}"))
     elsewhere = SweepDir(tmp_path / "elsewhere")
     assert results.adopt(study, "medium", elsewhere, plan) == {2}
     assert "1 of 6 points taken from the committed results (studies/toy/results/medium); 1 " \
-        "committed runs are of no point of this sweep (other run ids: another kernel, image, " \
+        "committed runs are of no point of this sweep (other run ids: another kernel, " \
         "gem5 binary or configs made them)" in capsys.readouterr().err
     # Without committed results of the scale there is nothing to take, and nothing said.
     assert results.adopt(study, "quick", elsewhere, plan) == set()
     assert capsys.readouterr().err == ""
+
+
+def test_a_sweep_elsewhere_takes_the_runs_of_its_points_on_another_disk_image(tmp_path, capsys, monkeypatch):
+    """Debian updates the guest's packages (libc6, libssl3, ...) between one
+    machine's disk image and the next one's, and run ids hash the image: a
+    committed run that is the point's but for the image is taken, and said;
+    one whose kernel was another is not. Saved again, each keeps its own id."""
+    study = _study(tmp_path / "studies")
+    engine = {"name": "gem5", "digest": "d" * 64}
+    points = placement_sweep().points
+
+    def made_on(image: str, kernel: str = "k" * 64) -> dict:
+        return {**GEM5, "identity": identity.record(engine),
+                "artifacts": {"kernel-smp": {"digest": kernel, "path": "/srv/bzImage"},
+                              "image": {"digest": image, "path": "/srv/disk.img"}}}
+
+    def plan_of(sd: SweepDir, ran: dict[int, dict], image: str) -> sweepdir.Plan:
+        ids = [identity.run_id(p.spec, {n: a["digest"] for n, a in
+                                        ran.get(p.index, made_on(image))["artifacts"].items()}, engine)
+               for p in points]
+        plan = sweepdir.Plan("medium.toml", placement_sweep().parameters,
+                             tuple(planned(p, i) for p, i in zip(points, ids)))
+        sweepdir.write(sd, plan)
+        return plan
+
+    first = SweepDir(tmp_path / "first-machine")
+    ran = {0: made_on("a" * 64), 1: made_on("a" * 64), 2: made_on("a" * 64, kernel="K" * 64)}
+    plan = plan_of(first, ran, "a" * 64)
+    for p in points[:3]:
+        rd = make_run(first.store, p.spec, ran_on=ran[p.index], run_id=plan.points[p.index].run_id)
+        rd.m5out.mkdir()
+        rd.stats_txt.touch()
+    results.save(study, "medium", first.path)
+
+    elsewhere = SweepDir(tmp_path / "second-machine")
+    plan = plan_of(elsewhere, {}, "b" * 64)
+    committed = results.adoptable(study, "medium", plan, "b" * 64)
+    assert [p.index for p, _ in committed] == [0, 1]
+    assert results.adoptable(study, "medium", plan) == []  # the same ids only
+    monkeypatch.setattr(results, "_image_digest", lambda: "b" * 64)  # this machine's image
+    assert results.adopt(study, "medium", elsewhere, plan) == {0, 1}
+    assert "2 of 6 points taken from the committed results (studies/toy/results/medium); 2 of " \
+        f"them booted another disk image than this machine's ({'b' * 12}: " in capsys.readouterr().err
+    assert [store.status_of(elsewhere.store, p) for p in plan.points] == ["done"] * 2 + [None] * 4
+    results.save(study, "medium", elsewhere.path)
+    for rd in (d for d in study.results("medium").iterdir() if d.is_dir()):
+        record = json.loads((rd / "run.json").read_text())
+        assert rd.name == rundir.dir_name(record["name"], record["run_id"])
+        assert record["artifacts"]["image"]["digest"] == "a" * 64
 
 
 # ------------------------------------------------------- host hours, estimated

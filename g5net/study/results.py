@@ -13,7 +13,8 @@ configs/g5net_sampled.py where the runs sampled program counters). A sweep
 still running saves the points finished so far.
 
 `adopt` gives a sweep the points the committed results of its scale already
-have, so that `g5net study run` goes on from them on any machine.
+have, so that `g5net study run` goes on from them on any machine: runs of the
+same id, or of the same point on another disk image (other_image).
 `check_current` refuses results made by other configs.
 """
 
@@ -26,13 +27,13 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import engines
-from ..errors import CorruptRunError, StudyError
+from .. import artifacts, engines
+from ..errors import ArtifactError, CorruptRunError, StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
-from ..model import specs
+from ..model import identity, specs
 from ..runs import record as run_record
-from ..runs import store, sweepdir
+from ..runs import rundir, store, sweepdir
 from ..runs.locate import locate
 from ..runs.rundir import RunDir
 from ..runs.sweepdir import Plan, PlannedPoint, SweepDir
@@ -82,7 +83,9 @@ def save(study: Study, scale: str, source: Path) -> int:
     # Published whole: a crash leaves the old results or the new, never neither or half.
     with staged_dir.staged(study.results(scale)) as tmp:
         for rd, record, spec in zip(found, records, run_specs):
-            dest = tmp / rd.path.name
+            # Under its own id: a point taken from a run on another disk image
+            # (adopt) is in the sweep's store under the id this machine gives it.
+            dest = tmp / rundir.dir_name(record["name"], record["run_id"])
             dest.mkdir()
             atomic.write_json(dest / rd.run_json.name, run_record.portable(record))
             if not rd.results_json.is_file():
@@ -202,22 +205,43 @@ def check_current(study: Study, scale: str) -> dict:
                      f"`g5net study save {study.name} --scale {scale}`")
 
 
-def adoptable(study: Study, scale: str, plan: Plan) -> list[tuple[PlannedPoint, RunDir]]:
+def adoptable(study: Study, scale: str, plan: Plan, image: str | None = None
+              ) -> list[tuple[PlannedPoint, RunDir]]:
     """The points of `plan` whose run the committed results of `scale` hold,
-    finished (`done`) under the same run id, each with that committed run."""
-    found = []
-    for p in plan.points:
-        rd = RunDir(study.results(scale) / p.dir_name)
-        if not p.run_id or not rd.run_json.is_file():
-            continue
+    finished (`done`), each with that committed run: under the same run id,
+    or, where `image` (the digest of the disk image this machine's runs boot)
+    is given, a run of the same point that booted another image (other_image)."""
+    committed = []
+    for rd in [RunDir(d) for d in sorted(study.results(scale).iterdir()) if d.is_dir()]:
         try:
             record = rd.read_run()
         except CorruptRunError as e:
             store.warn_skipped(e)
             continue
-        if record.get("run_id") == p.run_id and record["status"] == "done":
-            found.append((p, rd))
+        if record["status"] == "done":
+            committed.append((rd, record))
+    by_id = {record.get("run_id"): rd for rd, record in committed}
+    by_point = {other_image(record, image): rd for rd, record in committed} if image else {}
+    found = []
+    for p in plan.points:
+        run = by_id.get(p.run_id) or by_point.get(p.run_id)
+        if p.run_id and run is not None:
+            found.append((p, run))
     return found
+
+
+def other_image(record: dict, image: str) -> str | None:
+    """The id the run `record` names would have had on the disk image `image`:
+    its spec, kernels and engine with that image. Debian updates the guest's
+    packages (libc6, libssl3, ...) between one machine's image and the next
+    one's, so a scale resumed elsewhere boots another image; its kernels,
+    built from a Debian source release of their own, must be the same. None
+    for a run recorded before run.json kept its identity."""
+    if record.get("identity", {}).get("version") != identity.IDENTITY_VERSION:
+        return None
+    digests = {name: a["digest"] for name, a in record["artifacts"].items()}
+    spec = specs.from_dict(record["spec"])
+    return identity.run_id(spec, {**digests, "image": image}, record["identity"]["engine"])
 
 
 def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False) -> set[int]:
@@ -227,20 +251,35 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
     would stand for; nothing is copied)."""
     if not (study.results(scale) / PROVENANCE).is_file():
         return set()
-    taken = set()
-    for p, committed_run in adoptable(study, scale, plan):
+    image = _image_digest()
+    matched = adoptable(study, scale, plan, image)
+    taken, elsewhere = set(), set()
+    for p, committed_run in matched:
         if store.find(sd.store, p) is None:
             if not dry:
                 store.adopt(sd.store, p, committed_run)
             taken.add(p.index)
-    # Committed runs no point of this plan is: their kernel, image, gem5 binary or
+            if committed_run.read_run()["run_id"] != p.run_id:  # the point's on another image
+                elsewhere.add(p.index)
+    # Committed runs no point of this plan is: their kernel, gem5 binary or
     # configs were not these (run ids hash them), or their spec is not this scale's.
-    planned = {p.dir_name for p in plan.points}
-    foreign = sum(rd.name not in planned for rd in study.results(scale).iterdir() if rd.is_dir())
+    ours = {p.dir_name for p in plan.points} | {rd.path.name for _, rd in matched}
+    foreign = sum(rd.name not in ours for rd in study.results(scale).iterdir() if rd.is_dir())
     print(f"[g5net] {len(taken)} of {len(plan.points)} points "
           f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})"
+          + (f"; {len(elsewhere)} of them booted another disk image than this machine's "
+             f"({image and image[:12]}: Debian has updated packages of the guest since; each "
+             f"run.json names its image)" if elsewhere else "")
           + (f"; {foreign} committed runs are of no point of this sweep (other run ids: another "
-             f"kernel, image, gem5 binary or configs made them)"
+             f"kernel, gem5 binary or configs made them)"
              if foreign and all(p.run_id for p in plan.points) else ""),
           file=sys.stderr, flush=True)
     return taken
+
+
+def _image_digest() -> str | None:
+    """The digest of the disk image this machine's runs boot; None where it is not built."""
+    try:
+        return artifacts.image(build=False, progress=lambda _: None).digest
+    except ArtifactError:
+        return None
