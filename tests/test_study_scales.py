@@ -305,11 +305,21 @@ def test_a_sweep_elsewhere_takes_the_runs_of_its_points_on_another_disk_image(tm
     assert "2 of 6 points taken from the committed results (studies/toy/results/medium); 2 of " \
         f"them booted another disk image than this machine's ({'b' * 12}: " in capsys.readouterr().err
     assert [store.status_of(elsewhere.store, p) for p in plan.points] == ["done"] * 2 + [None] * 4
+    # A point run here, on this machine's image, beside them.
+    rd = make_run(elsewhere.store, points[3].spec, ran_on=made_on("b" * 64), run_id=plan.points[3].run_id)
+    rd.m5out.mkdir()
+    rd.stats_txt.touch()
     results.save(study, "medium", elsewhere.path)
+    images = {}
     for rd in (d for d in study.results("medium").iterdir() if d.is_dir()):
         record = json.loads((rd / "run.json").read_text())
         assert rd.name == rundir.dir_name(record["name"], record["run_id"])
-        assert record["artifacts"]["image"]["digest"] == "a" * 64
+        images[record["run_id"]] = record["artifacts"]["image"]["digest"]
+    assert sorted(images.values()) == ["a" * 64] * 2 + ["b" * 64]
+    made = results.provenance(study, "medium")
+    assert made["disk_images"] == ["a" * 64, "b" * 64]
+    assert results.images(made) == f"its runs booted 2 disk images ({'a' * 12}, {'b' * 12}: Debian's " \
+        "updates of the guest's packages between machines; each run.json names its own)"
 
 
 # ------------------------------------------------------- host hours, estimated

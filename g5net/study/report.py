@@ -92,7 +92,8 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
              f"Results: {source}, {len(runs)} runs; " + (
                  f"the committed {provenance['scale']} scale{_so_far(provenance)}, made by gem5 "
                  f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}"
-                 + (f"; {older}." if (older := results.older_guests(provenance)) else ".")
+                 + "".join(f"; {said}" for said in (results.older_guests(provenance), results.images(provenance))
+                           if said) + "."
                  if provenance else "not the committed results."),
              "", "## Summary", "", *summary_table(rows, provenance.get("scale", "")), ""]
     if study.stand_ins:

@@ -101,6 +101,10 @@ def save(study: Study, scale: str, source: Path) -> int:
         provenance = {
             "study": study.name, "scale": scale, "gem5_version": sorted(versions),
             **engines.get("gem5").provenance(run_specs), "runs": len(found), **points}
+        # Points resumed on a machine of another disk image (adopt) stand beside its own.
+        images = sorted({r["artifacts"]["image"]["digest"] for r in records if "image" in r.get("artifacts", {})})
+        if len(images) > 1:
+            provenance["disk_images"] = images
         provenance["saved"] = _saved_before(study.results(scale), tmp, provenance) \
             or datetime.now(timezone.utc).isoformat(timespec="seconds")
         atomic.write_json(tmp / PROVENANCE, provenance)
@@ -169,6 +173,14 @@ def so_far(made: dict) -> tuple[int, int] | None:
     runs = made["runs"]
     points = made.get("points", runs)
     return (runs, points) if runs < points else None
+
+
+def images(made: dict) -> str | None:
+    """What a report says of results whose runs booted several disk images, in words."""
+    found = made.get("disk_images", [])
+    return (f"its runs booted {len(found)} disk images ({', '.join(d[:12] for d in found)}: "
+            f"Debian's updates of the guest's packages between machines; each run.json names its own)"
+            if len(found) > 1 else None)
 
 
 def older_guests(made: dict) -> str | None:
