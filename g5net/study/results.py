@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import artifacts, engines
-from ..errors import ArtifactError, CorruptRunError, StudyError
+from ..errors import ArtifactError, CorruptRunError, SpecError, StudyError
 from ..machine import atomic, staged_dir
 from ..metrics import derive as run_metrics
 from ..model import identity, specs
@@ -248,11 +248,15 @@ def other_image(record: dict, image: str) -> str | None:
     packages (libc6, libssl3, ...) between one machine's image and the next
     one's, so a scale resumed elsewhere boots another image; its kernels,
     built from a Debian source release of their own, must be the same. None
-    for a run recorded before run.json kept its identity."""
+    for a run recorded before run.json kept its identity, or whose spec
+    today's schema refuses."""
     if record.get("identity", {}).get("version") != identity.IDENTITY_VERSION:
         return None
     digests = {name: a["digest"] for name, a in record["artifacts"].items()}
-    spec = specs.from_dict(record["spec"])
+    try:
+        spec = specs.from_dict(record["spec"])
+    except SpecError:
+        return None
     return identity.run_id(spec, {**digests, "image": image}, record["identity"]["engine"])
 
 
