@@ -183,6 +183,33 @@ def test_windows_in_which_both_hosts_stalled_are_counted_and_live_ones_are_not()
     got = run_metrics.compute(spec, json.loads(live.results_json.read_text()), live, live.read_run().get("boards"))
     assert all("stalled_windows" not in got["hosts"][h]["stream"] and got["hosts"][h]["stream"]["throughput_mbps"] > 1000
                for h in ("server", "client"))
+    assert all(windows.NIC_STALLED not in got["hosts"][h]["stream"] for h in ("server", "client"))
+
+
+def test_windows_in_which_a_receivers_nics_dropped_every_frame_are_counted():
+    """multi-nic medium, two NICs a host in PCIe 1.0 x1 slots: the server's
+    NICs took frames from the wire (the IGbE counts a frame on arrival) and
+    moved none to memory, every one dropped in their FIFOs; its guest received
+    nothing. The wire figure alone reads 2.6 Gbit/s received."""
+    rd = RunDir(Path(__file__).resolve().parent / "fixtures" / "stalled-nics-windows")
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    got = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd, rd.read_run().get("boards"))
+    server, client = got["hosts"]["server"]["stream"], got["hosts"]["client"]["stream"]
+    dump = list(iter_dumps(rd.stats_txt))
+    for k in range(2):
+        for nic in range(2):
+            arrived = [d.value(f"server.ethernet{nic}.EtherDevice.rxPackets") for d in dump]
+            moved = [d.value(f"server.pcie_links{nic}.dma_monitor.{rw}LatencyHist::samples")
+                     for d in dump for rw in ("read", "write")]
+            assert arrived[k + 1] > arrived[k] and not any(moved)
+    assert server[windows.NIC_STALLED] == 2 and server["wire_received_mbps"] > 2000
+    assert server["rx_packets"] == 0  # what the guest's stack received over the windows
+    # The sender's NICs moved what they sent: no stall there.
+    assert windows.NIC_STALLED not in client and client["wire_sent_mbps"] > 2000
+    assert windows.stalls(got) == [
+        "warning: server.stream stalled in 2 of its 2 windows: frames reached its NICs and their DMA "
+        "moved nothing: every one was dropped in the NIC, though its wire figures count it received "
+        "(metrics.json nic_stalled_windows)"]
 
 
 def test_gem5_nic_counters_are_the_packet_count():

@@ -129,6 +129,7 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
     threads = host.cpu.threads_per_core
     guest_windows = got.get("windows")
     stalled: list[int] = []
+    nic_stalled: list[int] = []
 
     def window(k: int) -> dict[str, Any]:
         c = regions[k] if k < len(regions) else None
@@ -138,6 +139,8 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
             m = workload_metrics({}, c, threads, samples[k] if k < len(samples) else None)
             if not (tx or rx or m.get("cycles")):
                 stalled.append(k)
+            if c.get("nic_rx_pkts") and c.get("nic_dma_lines") == 0:
+                nic_stalled.append(k)
         elif guest_windows:
             roi = guest_windows[k]
             seconds = roi["elapsed_s"]
@@ -152,6 +155,8 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
     if stalled:
         # Its zeros stay in the means: a stall is what the stream did there.
         out[windows.STALLED] = len(stalled)
+    if nic_stalled:
+        out[windows.NIC_STALLED] = len(nic_stalled)
     out.update({app: got[k] for k, app in windows.APP_FIGURES.items() if k in got})
     out.update({k: got[k] for k in windows.WHOLE_RUN if k in got})
     return out

@@ -62,6 +62,11 @@ WHOLE_RUN = ("loss_pct",)
 # throughout) and its NICs moved no byte: a stalled host, not a measurement
 # of the knob; named only where there are any.
 STALLED = "stalled_windows"
+# gem5: the windows in which frames reached the host's NICs and their DMA
+# moved nothing to or from memory: each frame was dropped in the NIC's FIFO,
+# though the NIC counts it received (nic_rx_bytes, and so wire_received_mbps):
+# a stalled NIC; named only where there are any.
+NIC_STALLED = "nic_stalled_windows"
 
 
 def wire(tx_bytes: float, rx_bytes: float, seconds: float | None, sends: bool, receives: bool,
@@ -108,13 +113,19 @@ def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+_STALL_WORDS = {STALLED: "every CPU of the host halted and its NICs moved no byte",
+                NIC_STALLED: "frames reached its NICs and their DMA moved nothing: every one was dropped "
+                             "in the NIC, though its wire figures count it received"}
+
+
 def stalls(metrics: dict[str, Any]) -> list[str]:
     """A line for each host's workload of a run's metrics that stalled in some
-    of its windows (STALLED)."""
-    return [f"warning: {host}.{name} stalled in {m[STALLED]} of its {m[spread.N_WINDOWS]} windows: "
-            f"every CPU of the host halted and its NICs moved no byte (metrics.json {STALLED})"
+    of its windows (STALLED, NIC_STALLED)."""
+    return [f"warning: {host}.{name} stalled in {m[key]} of its {m[spread.N_WINDOWS]} windows: "
+            f"{words} (metrics.json {key})"
             for host, workloads in metrics.get("hosts", {}).items()
-            for name, m in workloads.items() if isinstance(m, dict) and m.get(STALLED)]
+            for name, m in workloads.items() if isinstance(m, dict)
+            for key, words in _STALL_WORDS.items() if m.get(key)]
 
 
 def measure(n: int, window: Callable[[int], dict[str, Any]]) -> dict[str, Any]:
@@ -134,6 +145,10 @@ METRICS: tuple[RunMetric, ...] = (
     _windows(STALLED, "count", "gem5: windows in which no CPU of the host ran a cycle and its NICs "
                                "moved no byte, every CPU halted throughout: the host stalled (its zeros "
                                "stay in the means); only where there are any"),
+    _windows(NIC_STALLED, "count", "gem5: windows in which frames reached the host's NICs and their "
+                                   "DMA moved nothing across their PCIe links (nic_dma_lines 0): every "
+                                   "frame was dropped in the NIC, though nic_rx_bytes and "
+                                   "wire_received_mbps count it; only where there are any"),
     _windows("wire_sent_mbps", "Mbit/s", "Ethernet bytes the host's NICs sent, per second of the "
                                          "window (gem5's NIC counters; under QEMU the guest's "
                                          "/proc/net/dev)"),

@@ -109,6 +109,17 @@ CATALOGUE: tuple[Metric | SumMetric, ...] = (
            ("pcie_links*.upstream.respLayer0.occupancy",)),
     Metric("nic_interrupts", "count", "interrupts the NIC model posted, masked attempts included",
            ("**.postedInterrupts",)),
+    # Each NIC's DMA leaves it through its link's CommMonitor (pcie_link.py),
+    # which counts every read and write, a cache line each, whose response came
+    # back. (The IGbE's own descDmaReads and descDmaWrites stay 0: it never
+    # counts them.) A NIC receiving frames that moves none to memory drops
+    # them all in its FIFO: the IGbE counts a frame in rxPackets on arrival.
+    Metric("nic_dma_reads", "count", "cache lines the NICs read by DMA across their PCIe links",
+           ("pcie_links*.dma_monitor.readLatencyHist::samples",)),
+    Metric("nic_dma_writes", "count", "cache lines the NICs wrote by DMA across their PCIe links",
+           ("pcie_links*.dma_monitor.writeLatencyHist::samples",)),
+    SumMetric("nic_dma_lines", "count", "cache lines the NICs moved by DMA across their PCIe links",
+              ("nic_dma_reads", "nic_dma_writes")),
 )
 
 METRICS = {m.name: m for m in CATALOGUE}
