@@ -67,3 +67,35 @@ def test_a_study_summary_shows_within_noise_and_says_what_it_means(tmp_path):
     # Without a comparison within noise the table is as it always was.
     assert report.NOISE_NOTE not in report.summary_table([rows[0], rows[4]], "quick")
     assert rows[0].g5net == "1/1 comparisons hold, left/right x1.06 (median); e.g. server.stream 951.2 ± 7.9 vs 900.0 ± 7.9"
+
+
+def test_a_run_whose_nics_stalled_is_no_findings_evidence(tmp_path):
+    """The two-NIC point of multi-nic medium whose server's NICs stalled
+    (tests/fixtures/stalled-nics-windows): its wire figures read 2.6 Gbit/s
+    received, more than one NIC's 1.3, so the NIC-count finding would have
+    held on the model's defect; it is left out, and the row says so."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from g5net.metrics import derive
+    from g5net.model import specs
+    from g5net.runs.rundir import RunDir
+
+    repo = Path(__file__).resolve().parents[1]
+    rd = RunDir(tmp_path / "run")
+    shutil.copytree(repo / "tests" / "fixtures" / "stalled-nics-windows", rd.path)
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    rd.write_json(rd.metrics_json, derive.compute(spec, json.loads(rd.results_json.read_text()), rd))
+    stalled = runsmod.load_run(rd.path)
+    assert findings.nic_stalled(stalled) and stalled.hosts["server"]["stream"]["wire_received_mbps"] > 2000
+    study = catalog.load("multi-nic")
+    quick = runsmod.load(repo / "studies" / "multi-nic" / "results" / "quick")
+    assert not any(map(findings.nic_stalled, quick))
+    rows = {r.finding.name: r for r in findings.evaluate(study, [stalled])}
+    assert (rows["more-nics"].verdict, rows["more-nics"].g5net) == (
+        "not measured", "no two runs to compare (1 run left out: some host's NICs stalled, nic_stalled_windows)")
+    assert rows["one-nic"].verdict == "not measured"
+    # Beside the committed runs it changes no verdict of theirs.
+    assert [r.verdict for r in findings.evaluate(study, [*quick, stalled])] == \
+        [r.verdict for r in findings.evaluate(study, quick)]

@@ -13,7 +13,10 @@ not significant by Welch's t test at 95 %). Over a finding's comparisons:
 
 Nothing to compare (the metric is missing, or the scale lacks the points):
 "not measured"; a finding with no relation: "not modelled" (the study says
-why). The g5net column gives the measured sides: how many comparisons hold
+why). A run in which some host's NICs stalled (metrics/windows.py
+NIC_STALLED: frames arrived and none reached memory, though the NIC's wire
+figures count them) measured the model's defect, not the knob: no finding
+uses it, and its "not measured" says how many were left out. The g5net column gives the measured sides: how many comparisons hold
 (and how many are within noise, where some are), the median ratio left/right
 of the means over the comparisons, and the values of the first (as mean ±
 half-width of the 95 % interval where it has spread).
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 
 from ..analysis import check
 from ..errors import StudyError
-from ..metrics import spread
+from ..metrics import spread, windows
 from ..report.runs import Run
 from .builtin import Finding, Study, metric
 
@@ -81,7 +84,17 @@ def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
     return Row(f, verdict, f"{measured}; {inside} inside {f.range[0]:g}-{f.range[1]:g}")
 
 
+def nic_stalled(run: Run) -> bool:
+    """Whether some host's NICs stalled in some window of the run (NIC_STALLED)."""
+    return any(isinstance(m, dict) and m.get(windows.NIC_STALLED)
+               for workloads in run.hosts.values() for m in workloads.values())
+
+
 def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
+    stalled = sum(map(nic_stalled, runs))
+    runs = [r for r in runs if not nic_stalled(r)]
+    left_out = (f" ({stalled} run{'s' * (stalled > 1)} left out: some host's NICs stalled, "
+                f"{windows.NIC_STALLED})") if stalled else ""
     expectations = check.load(study.expect)
     by_name: dict[str, list[check.Relation]] = {}
     for rel in expectations.relations:
@@ -101,7 +114,7 @@ def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
         made = [c for rel in by_name[f.relation] if all(rel.by in r.params for r in runs)
                 for c in check.compare(rel, runs)]
         if not made:
-            rows.append(Row(f, "not measured", "no two runs to compare"))
+            rows.append(Row(f, "not measured", "no two runs to compare" + left_out))
             continue
         results = [c.result for c in made]
         rows.append(Row(f, verdict_of(results), _measured(made), results.count(check.Result.WITHIN_NOISE)))
