@@ -73,6 +73,9 @@ MAX_CPUS = 64
 # delay of 10 us..10 ms; its four delay timers are 16-bit registers.
 E1000_DELAY_NS = (10_000, 10_000_000)
 E1000_TIMER_MAX = 0xFFFF
+# RXDCTL.WTHRESH, a 6-bit field the e1000 driver never writes: it keeps the
+# NIC's reset value, gem5's IGbE's 1 (src/dev/net/i8254xGBe.cc, IGbE::IGbE).
+E1000_WTHRESH = (1, 0x3F)
 # PCIe, per lane and direction, after line coding (PCI Express Base
 # Specification: 2.5 and 5 GT/s with 8b/10b, 8 and 16 GT/s with 128b/130b).
 PCIE_LANE_MBYTES_PER_S = {1: 250.0, 2: 500.0, 3: 8000 / 8 * 128 / 130, 4: 16000 / 8 * 128 / 130}
@@ -291,6 +294,14 @@ class Nic:
     tx_abs_int_delay: int = _f(32, lo=0, hi=E1000_TIMER_MAX,
                                doc="gem5: e1000 TxAbsIntDelay (TADV), 1.024 us units (driver "
                                    "default 32)")
+    rx_wthresh: int = _f(E1000_WTHRESH[0], lo=0, hi=E1000_WTHRESH[1],
+                         doc="gem5: RXDCTL.WTHRESH, the receive descriptors' write-back threshold, "
+                             "set by the guest (nicreg) when not the NIC's reset value, 1, which "
+                             "the e1000 driver leaves. gem5 24's IGbE writes descriptors back when "
+                             "it holds at most WTHRESH used ones (the 8254x manual: at least), so "
+                             "a receive overload stops its reset value's NIC; 63 writes back a "
+                             "cache line (4) at a time (configs/README.md, the e1000 under UDP "
+                             "overload)")
     txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
                                                    "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")

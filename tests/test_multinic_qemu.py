@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from g5net.workloads.results import extract_block
+
 SPEC = """
 [experiment]
 name = "multinic"
@@ -18,6 +20,7 @@ memory_mb = 256
 
 [host.nic]
 count = 2
+rx_wthresh = 63
 
 [hosts.server]
 role = "server"
@@ -98,3 +101,15 @@ def test_netpipe_uses_nic0_only(run):
     assert "per_nic" not in latency and latency["latency_us"] > 0
     netdev = latency["roi"]["netdev"]
     assert netdev["eth0"]["tx_packets"] > 100 and netdev["eth1"]["tx_packets"] < 10, netdev
+
+
+def test_each_nics_write_back_threshold_is_written_and_read_back(run):
+    # nicreg maps each NIC's BAR through sysfs and prints the register after
+    # its write. QEMU's e1000 does not keep RXDCTL (it reads 0); gem5's IGbE
+    # does (the gem5-udp-wthresh fixture: 0x013f0000).
+    _, _, rd = run
+    for host in ("server", "client"):
+        items = extract_block((rd / f"console-{host}.log").read_text())["items"]
+        for name in ("nic-rxdctl", "nic-rxdctl.nic1"):
+            assert (items[f"{name}.rc"], items[f"{name}.err"]) == ("0\n", ""), items.get(f"{name}.err")
+            assert items[f"{name}.out"] == "0x00000000\n"

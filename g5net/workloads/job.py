@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 
 from ..guest.protocol import BEGIN, END
-from ..spec import REPEAT_START_US, Host, Spec, Workload
+from ..spec import E1000_WTHRESH, REPEAT_START_US, Host, Spec, Workload
 from . import profiler, ready, registry, windows
 from .flows import Instance, instances, item
 from .kind import WorkloadKind
@@ -36,6 +36,12 @@ def _cpu_setup(host: Host) -> list[str]:
     return [f"for c in {cpus}; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done"]
 
 
+# The e1000's receive descriptor control register and its WTHRESH field
+# (drivers/net/ethernet/intel/e1000/e1000_hw.h: E1000_RXDCTL, E1000_RXDCTL_WTHRESH).
+RXDCTL = 0x2828
+WTHRESH_SHIFT = 16
+
+
 def _nic_setup(host: Host) -> list[str]:
     feats = []
     for feat, on in sorted(host.nic.offloads.items()):
@@ -46,6 +52,11 @@ def _nic_setup(host: Host) -> list[str]:
         dev = f"eth{nic}"
         if feats:
             lines.append(f"g5_capture {item('nic-offloads', nic)} ethtool -K {dev} {quote(feats)}")
+        if host.nic.rx_wthresh != E1000_WTHRESH[0]:
+            # What the register holds afterwards is the result item.
+            lines.append(f"g5_capture {item('nic-rxdctl', nic)} nicreg {dev} {RXDCTL:#x} "
+                         f"{host.nic.rx_wthresh << WTHRESH_SHIFT:#x} "
+                         f"{E1000_WTHRESH[1] << WTHRESH_SHIFT:#x}")
         if host.nic.txqueuelen:
             lines.append(f"ip link set {dev} txqueuelen {host.nic.txqueuelen}")
         if host.nic.irq_cpus:
