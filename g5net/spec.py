@@ -30,7 +30,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, TypeGuard
+from typing import Any, Mapping, Sequence, TypeGuard
 
 from .contract import catalogue
 from .errors import SpecError, key_text, quoted
@@ -668,13 +668,35 @@ def _own_link(h: Host) -> dict:
     return out
 
 
+def replica_name(table: str, i: int) -> str:
+    """The name of replica i (0..N-1) of the host table `table`."""
+    return f"{table}-{i + 1}"
+
+
+def replica_tables(names: Sequence[str]) -> dict[str, int]:
+    """A resolved spec's host names as the tables they came from, each with its
+    replicas: `a-1`..`a-N` (N > 1) with no host `a` are N replicas of `a`;
+    every other name is a table of its own."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        table, _, i = name.rpartition("-")
+        groups.setdefault(table if table and i.isdigit() and table not in names else name, []).append(name)
+    out: dict[str, int] = {}
+    for table, members in groups.items():
+        if len(members) > 1 and sorted(members) == sorted(replica_name(table, i) for i in range(len(members))):
+            out[table] = len(members)
+        else:
+            out.update(dict.fromkeys(members, 1))
+    return out
+
+
 def _replicate(h: Host) -> list[Host]:
     """The hosts one table stands for: itself, or <name>-1..<name>-N."""
     if h.replicas == 1:
         return [h]
     if h.ip:
         _check_nic_ips(h)
-    return [dataclasses.replace(h, name=f"{h.name}-{i + 1}", replicas=1,
+    return [dataclasses.replace(h, name=replica_name(h.name, i), replicas=1,
                                 ip=str(ipaddress.IPv4Address(h.ip) + i) if h.ip else "")
             for i in range(h.replicas)]
 
