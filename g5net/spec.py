@@ -30,7 +30,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, TypeGuard
+from typing import Any, Mapping, Sequence, TypeGuard
 
 from .contract import catalogue
 from .errors import SpecError, key_text, quoted
@@ -73,6 +73,9 @@ MAX_CPUS = 64
 # delay of 10 us..10 ms; its four delay timers are 16-bit registers.
 E1000_DELAY_NS = (10_000, 10_000_000)
 E1000_TIMER_MAX = 0xFFFF
+# RXDCTL.WTHRESH, a 6-bit field the e1000 driver never writes: it keeps the
+# NIC's reset value, gem5's IGbE's 1 (src/dev/net/i8254xGBe.cc, IGbE::IGbE).
+E1000_WTHRESH = (1, 0x3F)
 # PCIe, per lane and direction, after line coding (PCI Express Base
 # Specification: 2.5 and 5 GT/s with 8b/10b, 8 and 16 GT/s with 128b/130b).
 PCIE_LANE_MBYTES_PER_S = {1: 250.0, 2: 500.0, 3: 8000 / 8 * 128 / 130, 4: 16000 / 8 * 128 / 130}
@@ -291,6 +294,14 @@ class Nic:
     tx_abs_int_delay: int = _f(32, lo=0, hi=E1000_TIMER_MAX,
                                doc="gem5: e1000 TxAbsIntDelay (TADV), 1.024 us units (driver "
                                    "default 32)")
+    rx_wthresh: int = _f(E1000_WTHRESH[0], lo=0, hi=E1000_WTHRESH[1],
+                         doc="gem5: RXDCTL.WTHRESH, the receive descriptors' write-back threshold, "
+                             "set by the guest (nicreg) when not the NIC's reset value, 1, which "
+                             "the e1000 driver leaves. gem5 24's IGbE writes descriptors back when "
+                             "it holds at most WTHRESH used ones (the 8254x manual: at least), so "
+                             "a receive overload stops its reset value's NIC; 63 writes back a "
+                             "cache line (4) at a time (configs/README.md, the e1000 under UDP "
+                             "overload)")
     txqueuelen: int = _f(0, lo=0, hi=1_000_000, doc="transmit queue length of every NIC "
                                                    "(ip link ... txqueuelen); 0: the kernel's, 1000")
     irq_cpus: list = _f([], doc="CPUs the NIC's interrupt may go to (smp_affinity)")
@@ -657,13 +668,35 @@ def _own_link(h: Host) -> dict:
     return out
 
 
+def replica_name(table: str, i: int) -> str:
+    """The name of replica i (0..N-1) of the host table `table`."""
+    return f"{table}-{i + 1}"
+
+
+def replica_tables(names: Sequence[str]) -> dict[str, int]:
+    """A resolved spec's host names as the tables they came from, each with its
+    replicas: `a-1`..`a-N` (N > 1) with no host `a` are N replicas of `a`;
+    every other name is a table of its own."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        table, _, i = name.rpartition("-")
+        groups.setdefault(table if table and i.isdigit() and table not in names else name, []).append(name)
+    out: dict[str, int] = {}
+    for table, members in groups.items():
+        if len(members) > 1 and sorted(members) == sorted(replica_name(table, i) for i in range(len(members))):
+            out[table] = len(members)
+        else:
+            out.update(dict.fromkeys(members, 1))
+    return out
+
+
 def _replicate(h: Host) -> list[Host]:
     """The hosts one table stands for: itself, or <name>-1..<name>-N."""
     if h.replicas == 1:
         return [h]
     if h.ip:
         _check_nic_ips(h)
-    return [dataclasses.replace(h, name=f"{h.name}-{i + 1}", replicas=1,
+    return [dataclasses.replace(h, name=replica_name(h.name, i), replicas=1,
                                 ip=str(ipaddress.IPv4Address(h.ip) + i) if h.ip else "")
             for i in range(h.replicas)]
 

@@ -110,8 +110,13 @@ NIC1_STREAM = "19700101000000,10.0.1.2,40000,10.0.1.1,5001,1,0.0-0.0,4000000,100
 
 
 def two_nic_client(nic1_items: dict[str, str]) -> dict:
-    """The gem5 fixture's client results as if its hosts had two NICs and the
+    """The gem5 fixture's client workloads as if its hosts had two NICs and the
     stream's second instance had left `nic1_items`."""
+    return two_nic_client_results(nic1_items)["workloads"]
+
+
+def two_nic_client_results(nic1_items: dict[str, str]) -> dict:
+    """The whole of the client's results, as two_nic_client's."""
     d = json.loads(FIXTURE.spec_json.read_text())
     for h in d["hosts"].values():
         h["nic"]["count"] = 2
@@ -119,7 +124,7 @@ def two_nic_client(nic1_items: dict[str, str]) -> dict:
     block = extract_block(FIXTURE.console("client").read_text())
     block["items"].update(nic1_items)
     console = f"{BEGIN}\n{json.dumps(block)}\n{END}\n"
-    return host_results(console, s, s.host("client"))["workloads"]
+    return host_results(console, s, s.host("client"))
 
 
 def test_a_stream_on_two_nics_sums_them_and_keeps_each():
@@ -148,3 +153,22 @@ def test_a_failed_nic_fails_the_workload_and_says_which():
     assert stream["instances"][0]["throughput_mbps"] > 0
     assert workload_errors({"client": {"workloads": w}}) == [
         "client/stream: stream.nic1: exit status 1: connect failed"]
+
+
+def test_setup_steps_are_kept_and_a_failed_one_fails_the_run():
+    ok = {"stream.nic1.out": NIC1_STREAM, "stream.nic1.err": "", "stream.nic1.rc": "0\n"}
+    r = two_nic_client_results({**ok, "nic-rxdctl.out": "0x013f0000\n", "nic-rxdctl.err": "",
+                                "nic-rxdctl.rc": "0\n", "nic-rxdctl.nic1.out": "",
+                                "nic-rxdctl.nic1.err": "/sys/class/net/eth1/device/resource0: "
+                                                       "No such file or directory\n",
+                                "nic-rxdctl.nic1.rc": "1\n"})
+    assert r["setup"] == {
+        "nic-rxdctl": {"rc": 0, "out": "0x013f0000"},
+        "nic-rxdctl.nic1": {"rc": 1, "out": "",
+                            "err": "/sys/class/net/eth1/device/resource0: No such file or directory"}}
+    assert "error" not in r["workloads"]["stream"]
+    assert workload_errors({"client": r}) == [
+        "client/setup nic-rxdctl.nic1: exit status 1: /sys/class/net/eth1/device/resource0: "
+        "No such file or directory"]
+    # A job without setup steps has no setup entry (the committed results read as before).
+    assert "setup" not in two_nic_client_results(ok)

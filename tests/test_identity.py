@@ -74,6 +74,10 @@ def test_what_is_a_label_leaves_the_id_as_it_is():
     assert identity.run_id(specs.from_dict(steered), artifacts, engine) == same
     steered["hosts"]["server"]["nic"]["rps_cpus"] = [0]
     assert identity.run_id(specs.from_dict(steered), artifacts, engine) != same
+    steered["hosts"]["server"]["nic"].update(rps_cpus=[], rx_wthresh=1)
+    assert identity.run_id(specs.from_dict(steered), artifacts, engine) == same
+    steered["hosts"]["server"]["nic"]["rx_wthresh"] = 63
+    assert identity.run_id(specs.from_dict(steered), artifacts, engine) != same
 
 
 class _SilentEngine(QemuEngine):

@@ -100,6 +100,17 @@ def test_receive_packet_steering_writes_each_nics_mask(quickstart_text):
     assert "rps_cpus" not in render(plain, plain.host("client"))
 
 
+def test_a_write_back_threshold_is_set_on_each_nic_and_read_back(quickstart_text):
+    s = specs.loads(multinic(quickstart_text).replace("count = 2", "count = 2\nrx_wthresh = 63"))
+    lines = render(s, s.host("server")).splitlines()
+    # RXDCTL (0x2828), its WTHRESH field (bits 16-21) to 63, the rest kept.
+    assert "g5_capture nic-rxdctl nicreg eth0 0x2828 0x3f0000 0x3f0000" in lines
+    assert "g5_capture nic-rxdctl.nic1 nicreg eth1 0x2828 0x3f0000 0x3f0000" in lines
+    # The NIC's reset value is left to the NIC: no write, as before the key.
+    plain = specs.loads(multinic(quickstart_text).replace("count = 2", "count = 2\nrx_wthresh = 1"))
+    assert "nicreg" not in render(plain, plain.host("server"))
+
+
 @pytest.mark.parametrize("cpus,mask", [([0], "00000001"), ([0, 1, 2, 3], "0000000f"), ([31], "80000000"),
                                        ([32], "00000001,00000000"), (list(range(64)), "ffffffff,ffffffff")])
 def test_a_cpu_mask_is_the_kernels_32_bit_words(cpus, mask):

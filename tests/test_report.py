@@ -104,3 +104,25 @@ def test_a_workload_that_only_some_points_run_is_no_dimension_of_its_own():
     # Where nothing that varies says which runs have them, their presence is what differs.
     alone = [dataclasses.replace(r, params={k: v for k, v in r.params.items() if k in latency}) for r in runs]
     assert set(varying(alone)) == set(latency)
+
+
+def test_a_sweep_of_replicas_varies_the_replicas_not_the_hosts_they_became():
+    """sockets medium: 1, 2 and 4 clients are `hosts.client.replicas`, which a
+    resolved spec has as hosts client-1..client-N of replicas 1. Its table had
+    a column of each replica's role, peer and address and none of the clients,
+    and the figures and findings by replicas found no run (nor did the quick
+    scale's bandwidth figure, which selects one client)."""
+    from pathlib import Path
+
+    from g5net.report.runs import load, varying
+    from g5net.spec import replica_tables
+    assert replica_tables(["server", "client-1", "client-2"]) == {"server": 1, "client": 2}
+    assert replica_tables(["server", "client"]) == {"server": 1, "client": 1}
+    # Names that no table of replicas gives are tables of their own.
+    assert replica_tables(["a", "a-1", "a-2"]) == {"a": 1, "a-1": 1, "a-2": 1}
+    assert replica_tables(["c-1", "c-3"]) == {"c-1": 1, "c-3": 1}
+    runs = load(Path(__file__).resolve().parents[1] / "studies" / "sockets" / "results" / "medium")
+    assert {r.params["hosts.client.replicas"] for r in runs} >= {1, 2}
+    keys = varying(runs)
+    assert "hosts.client.replicas" in keys
+    assert not [k for k in keys if k.startswith(("hosts.client.", "hosts.client-")) and "replicas" not in k]

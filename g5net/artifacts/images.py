@@ -1,6 +1,7 @@
 """The guest disk image: a raw ext4 file system made only of Debian packages
 (`disk-images/packages.txt`), `disk-images/overlay/`, the guest scripts of
-`workloads/` and the m5 tool, written by `mke2fs -d` without mounting anything.
+`workloads/` and the guest tools (m5, nicreg), written by `mke2fs -d` without
+mounting anything.
 
 It is reproducible: the same inputs give the same bytes (fixed UUID, hash
 seed, timestamps, file order and modes), so its sha256 identifies a run's
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from ..errors import ArtifactError
 from ..machine import atomic
-from . import debian, elf, m5tool
+from . import debian, elf, guest_tools
 from .cache import MANIFEST, Progress, cache_dir, first_use, locked, read_manifest, sha256_file, staging
 from .host import REPO, require, run_tool
 
@@ -28,14 +29,14 @@ WORKLOADS = REPO / "workloads"
 RECIPE_VERSION = "1"
 IMAGE_NAME = "disk.img"
 
-# Where the guest scripts and tool go (image path -> source under the repo).
+# Where the guest scripts go (image path -> source under the repo); its
+# compiled tools are guest_tools.TOOLS.
 GUEST_FILES = {
     "sbin/g5init": WORKLOADS / "g5init",
     "g5net/lib.sh": WORKLOADS / "lib.sh",
     "g5net/results.awk": WORKLOADS / "results.awk",
     "g5net/g5rsh": WORKLOADS / "g5rsh",
 }
-M5_PATH = "sbin/m5"
 # Mount points g5init uses; the root file system itself stays read-only.
 MOUNT_POINTS = ("dev", "proc", "sys", "tmp", "run")
 # Where ld.so looks for libraries when there is no ld.so.cache.
@@ -123,12 +124,12 @@ def input_key(recipe: Path, lines: list[PackageLine],
     sources = {f"overlay/{p.relative_to(overlay)}": p for p in _tree_files(overlay)} \
         if overlay.is_dir() else {}
     sources.update(GUEST_FILES)
-    sources[M5_PATH] = m5tool.SOURCE
+    sources.update(guest_tools.TOOLS)
     for name, path in sorted(sources.items()):
         h.update(f"{name} {_mode(path):o}\0".encode())
         h.update(os.readlink(path).encode() if path.is_symlink() else path.read_bytes())
         h.update(b"\0")
-    h.update(m5tool.toolchain_id().encode())
+    h.update(guest_tools.toolchain_id().encode())
     return h.hexdigest()[:16]
 
 
@@ -308,7 +309,7 @@ def _build(recipe: Path, lines: list[PackageLine], packages: dict[str, debian.Pa
             _copy(src, root / src.relative_to(overlay), _mode(src))
         for dest, src in GUEST_FILES.items():
             _copy(src, root / dest, _mode(src))
-        m5tool.compile_m5(root / M5_PATH)
+        guest_tools.compile_all(root)
         unused = set(trees) - set(_Libraries(trees, root).resolve_all())
         if unused:
             raise ArtifactError(f"{recipe / 'packages.txt'}: no program in the image loads a "

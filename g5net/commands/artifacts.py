@@ -23,7 +23,7 @@ this machine from Debian packages and the recipes in the repository:
   smp-o3       the kernel a host on gem5's O3 CPU boots (host.cpu.model =
   up-o3        "o3"): with kernels/patches-o3/ too, for that CPU's hlt
   image        raw ext4 of disk-images/packages.txt + disk-images/overlay/ +
-               workloads/ (g5init, lib.sh, the m5 tool)
+               workloads/ (g5init, lib.sh, the m5 and nicreg tools)
 
 Each is cached under $G5NET_CACHE (default ~/.cache/g5net) by the hash of its
 inputs; a build whose inputs did not change takes seconds. `g5net run` and

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..spec import Spec
+from ..spec import E1000_WTHRESH, Spec
 
 IDENTITY_VERSION = 1
 # Keys added to [experiment] after the first ids were recorded: key -> (the
@@ -37,7 +37,8 @@ LATER_KEYS = {"processes": ("one", ("processes", "sync_quantum_us")),
               "repeat": (0, ("repeat",))}
 # Keys added to a host after the first ids were recorded, as (section, key):
 # the value every host had before; a host that keeps it is hashed without it.
-LATER_HOST_KEYS: dict[tuple[str, str], Any] = {("nic", "rps_cpus"): []}
+LATER_HOST_KEYS: dict[tuple[str, str], Any] = {("nic", "rps_cpus"): [],
+                                                ("nic", "rx_wthresh"): E1000_WTHRESH[0]}
 
 
 def spec_digest(spec: Spec) -> str:

@@ -19,7 +19,7 @@ from ..model import specs
 from ..runs.locate import Located, locate
 from ..runs.rundir import RunDir
 from ..runs.store import warn_skipped
-from ..spec import AGGREGATE
+from ..spec import AGGREGATE, replica_tables
 
 # Labels, not parameters: they never make two runs different points.
 _NOT_PARAMS = ("experiment.name", "schema")
@@ -64,8 +64,12 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def params(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """A resolved spec as flat dotted keys, with shared host keys under `host.`."""
-    flat = {k: v for k, v in _flatten(spec).items() if k not in _NOT_PARAMS}
+    """A resolved spec as flat dotted keys, with shared host keys under `host.`,
+    and `hosts.TABLE.replicas` for each host table: a resolved spec has the
+    table's replicas as hosts of their own (TABLE-1..TABLE-N), each with
+    replicas 1, so that is what a sweep of replicas varies."""
+    flat = {k: v for k, v in _flatten(spec).items() if k not in _NOT_PARAMS
+            and not (k.startswith("hosts.") and k.endswith(".replicas"))}
     hosts = list(spec.get("hosts", {}))
     per_host: dict[str, dict[str, Any]] = {}
     for key in [k for k in flat if k.startswith("hosts.")]:
@@ -76,6 +80,7 @@ def params(spec: Mapping[str, Any]) -> dict[str, Any]:
             for name in hosts:
                 del flat[f"hosts.{name}.{rest}"]
             flat[f"host.{rest}"] = next(iter(values.values()))
+    flat.update({f"hosts.{table}.replicas": n for table, n in replica_tables(hosts).items()})
     return flat
 
 

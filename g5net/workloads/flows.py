@@ -54,6 +54,14 @@ def ports(spec: Spec) -> dict[tuple[str, int], int]:
     return out
 
 
+# The per-NIC setup steps a job runs before its first workload (job.py), each
+# a result item (`g5_capture`) whose outcome results.json keeps under `setup`.
+NIC_OFFLOADS = "nic-offloads"
+NIC_RPS = "nic-rps"
+NIC_RXDCTL = "nic-rxdctl"
+SETUP_STEPS = (NIC_OFFLOADS, NIC_RPS, NIC_RXDCTL)
+
+
 def item(name: str, nic: int) -> str:
     """The result item name of NIC `nic`'s instance of a setup step. NIC 0's is
     the plain name, so single-NIC jobs and results read as they always have."""

@@ -13,9 +13,9 @@ from __future__ import annotations
 import shlex
 
 from ..guest.protocol import BEGIN, END
-from ..spec import REPEAT_START_US, Host, Spec, Workload
+from ..spec import E1000_WTHRESH, REPEAT_START_US, Host, Spec, Workload
 from . import profiler, ready, registry, windows
-from .flows import Instance, instances, item
+from .flows import NIC_OFFLOADS, NIC_RPS, NIC_RXDCTL, Instance, instances, item
 from .kind import WorkloadKind
 from .shell import cpu_list, cpu_mask, quote
 
@@ -36,6 +36,12 @@ def _cpu_setup(host: Host) -> list[str]:
     return [f"for c in {cpus}; do echo 0 >/sys/devices/system/cpu/cpu$c/online; done"]
 
 
+# The e1000's receive descriptor control register and its WTHRESH field
+# (drivers/net/ethernet/intel/e1000/e1000_hw.h: E1000_RXDCTL, E1000_RXDCTL_WTHRESH).
+RXDCTL = 0x2828
+WTHRESH_SHIFT = 16
+
+
 def _nic_setup(host: Host) -> list[str]:
     feats = []
     for feat, on in sorted(host.nic.offloads.items()):
@@ -45,7 +51,12 @@ def _nic_setup(host: Host) -> list[str]:
     for nic in range(host.nic.count):
         dev = f"eth{nic}"
         if feats:
-            lines.append(f"g5_capture {item('nic-offloads', nic)} ethtool -K {dev} {quote(feats)}")
+            lines.append(f"g5_capture {item(NIC_OFFLOADS, nic)} ethtool -K {dev} {quote(feats)}")
+        if host.nic.rx_wthresh != E1000_WTHRESH[0]:
+            # What the register holds afterwards is the result item.
+            lines.append(f"g5_capture {item(NIC_RXDCTL, nic)} nicreg {dev} {RXDCTL:#x} "
+                         f"{host.nic.rx_wthresh << WTHRESH_SHIFT:#x} "
+                         f"{E1000_WTHRESH[1] << WTHRESH_SHIFT:#x}")
         if host.nic.txqueuelen:
             lines.append(f"ip link set {dev} txqueuelen {host.nic.txqueuelen}")
         if host.nic.irq_cpus:
@@ -54,7 +65,7 @@ def _nic_setup(host: Host) -> list[str]:
         if host.nic.rps_cpus:
             # The kernel's reading of the mask is the result item: what it took.
             rps = f"/sys/class/net/{dev}/queues/rx-0/rps_cpus"
-            lines.append(f"g5_capture {item('nic-rps', nic)} sh -c "
+            lines.append(f"g5_capture {item(NIC_RPS, nic)} sh -c "
                          + shlex.quote(f"echo {cpu_mask(host.nic.rps_cpus)} >{rps} && cat {rps}"))
     return lines
 

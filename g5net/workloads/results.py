@@ -20,7 +20,7 @@ from ..errors import GuestError
 from ..guest.protocol import BEGIN, END, panic_line
 from ..spec import Host, Spec, Workload
 from . import registry, windows
-from .flows import Instance, instances
+from .flows import SETUP_STEPS, Instance, instances
 from .kind import WorkloadKind
 from .proc import roi_deltas, window_deltas
 
@@ -129,15 +129,38 @@ def host_results(console: str, spec: Spec, host: Host) -> dict[str, Any]:
         panic = panic_line(console)
         raise GuestError(panic or "guest printed no results block")
     items = block.get("items", {})
-    return {
+    out = {
         "role": host.role,
         "job_rc": block.get("job_rc"),
         "workloads": {w.name: _workload(items, spec, host, w) for w in spec.workloads},
     }
+    setup = _setup(items)
+    if setup:
+        out["setup"] = setup
+    return out
+
+
+def _setup(items: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Each setup step the job ran (flows.SETUP_STEPS, NIC i's as `STEP.nic<i>`):
+    its exit status, what it printed (a register as it read afterwards, the
+    steering mask the kernel took) and, where there is any, its stderr."""
+    out: dict[str, dict[str, Any]] = {}
+    for key in sorted(items):
+        name, _, part = key.rpartition(".")
+        if part == "rc" and name.split(".")[0] in SETUP_STEPS:
+            step: dict[str, Any] = {"rc": _rc(items, name), "out": items.get(f"{name}.out", "").strip()}
+            if items.get(f"{name}.err", "").strip():
+                step["err"] = items[f"{name}.err"].strip()
+            out[name] = step
+    return out
 
 
 def workload_errors(results: dict[str, Any]) -> list[str]:
-    """`host/workload: message` for every workload that did not produce a measurement."""
+    """`host/workload: message` for every workload that did not produce a
+    measurement, and `host/setup STEP: ...` for every setup step that failed
+    (its workloads then ran on another NIC than the spec's)."""
     return [f"{h}/{name}: {w['error']}"
             for h, r in results.items() for name, w in r.get("workloads", {}).items()
-            if "error" in w]
+            if "error" in w] + \
+        [f"{h}/setup {name}: exit status {s['rc']}" + (f": {s['err']}" if "err" in s else "")
+         for h, r in results.items() for name, s in r.get("setup", {}).items() if s["rc"] != 0]

@@ -1,4 +1,6 @@
-"""The m5 tool: gem5's x86 pseudo-instruction encoding, and harmlessness off gem5."""
+"""The guest's tools: m5's gem5 x86 pseudo-instruction encoding and its
+harmlessness off gem5; nicreg's refusals (its register writes are the QEMU and
+gem5 runs' to show: tests/test_multinic_qemu.py, the gem5-udp-wthresh fixture)."""
 
 from __future__ import annotations
 
@@ -7,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from g5net.artifacts import m5tool
+from g5net.artifacts import guest_tools
 
 
 @pytest.fixture(scope="module")
 def m5(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("m5") / "m5"
-    m5tool.compile_m5(path)
+    guest_tools.compile_tool(guest_tools.TOOLS["sbin/m5"], path)
     return path
 
 
@@ -47,3 +49,27 @@ def test_bad_usage(m5):
     assert r.returncode == 2 and "unknown command: frobnicate" in r.stderr
     r = subprocess.run([m5, "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "m5 readfile" in r.stdout
+
+
+@pytest.fixture(scope="module")
+def nicreg(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("nicreg") / "nicreg"
+    guest_tools.compile_tool(guest_tools.TOOLS["sbin/nicreg"], path)
+    return path
+
+
+@pytest.mark.parametrize("args, error", [
+    ([], "usage: nicreg IFACE OFFSET [VALUE [MASK]]"),
+    (["eth0", "0x2829"], "nicreg: OFFSET 0x2829 is not 4-byte aligned"),
+    (["eth0", "RXDCTL"], "nicreg: OFFSET: not a 32-bit number: RXDCTL"),
+    (["eth0", "0x2828", "0x100000000"], "nicreg: VALUE: not a 32-bit number: 0x100000000"),
+])
+def test_nicreg_refuses_what_it_cannot_write_before_touching_a_device(nicreg, args, error):
+    r = subprocess.run([nicreg, *args], capture_output=True, text=True)
+    assert (r.returncode, r.stdout, r.stderr.strip()) == (2, "", error)
+
+
+def test_nicreg_names_the_bar_it_cannot_open(nicreg):
+    r = subprocess.run([nicreg, "g5net-none", "0x2828"], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.startswith("/sys/class/net/g5net-none/device/resource0: ")
