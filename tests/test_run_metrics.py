@@ -209,7 +209,8 @@ def test_windows_in_which_a_receivers_nics_dropped_every_frame_are_counted():
     assert windows.stalls(got) == [
         "warning: server.stream stalled in 2 of its 2 windows: frames reached its NICs and their DMA "
         "moved nothing: every one was dropped in the NIC, though its wire figures count it received "
-        "(gem5's IGbE under overload: set host.nic.rx_wthresh = 63, configs/README.md) "
+        "(gem5's IGbE under overload: configs/README.md, the e1000 under UDP overload, and "
+        "host.nic.rx_wthresh) "
         "(metrics.json nic_stalled_windows)"]
 
 

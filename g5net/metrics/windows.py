@@ -116,7 +116,8 @@ def combine(windows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 _STALL_WORDS = {STALLED: "every CPU of the host halted and its NICs moved no byte",
                 NIC_STALLED: "frames reached its NICs and their DMA moved nothing: every one was dropped "
                              "in the NIC, though its wire figures count it received (gem5's IGbE "
-                             "under overload: set host.nic.rx_wthresh = 63, configs/README.md)"}
+                             "under overload: configs/README.md, the e1000 under UDP overload, and "
+                             "host.nic.rx_wthresh)"}
 
 
 def stalls(metrics: dict[str, Any]) -> list[str]:
