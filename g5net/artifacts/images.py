@@ -289,7 +289,7 @@ def _mke2fs(root: Path, dest: Path, paths: list[str]) -> None:
 def _build(recipe: Path, lines: list[PackageLine], packages: dict[str, debian.Package],
            final: Path, progress: Progress) -> Image:
     require("image")
-    require("m5")
+    require("guest-tools")
     debs = debian.fetch([packages[line.name] for line in lines], cache_dir() / "debs", progress)
     progress(f"image: assembling {final.name} from {len(lines)} packages")
     with staging(final) as tmp:
