@@ -323,3 +323,23 @@ def test_a_normalised_study_figure_scales_each_interval_with_its_value(tmp_path)
     first = server_stream("steady-4k")["throughput_mbps"]
     assert [top - bottom for _, bottom, top in bars(windowed)] == pytest.approx(
         [2 * server_stream(name)["spread"]["throughput_mbps"]["ci95"] / first for name in WINDOWED])
+
+
+def test_a_series_is_named_by_the_system_key_that_moves_with_a_method_key():
+    """sockets medium zips host.cpu.model with experiment.window_method (O3
+    points sampled, timing ones consecutive): its series say the CPU model,
+    which is what differs, in the study's figure and in `g5net report`'s."""
+    study = catalog.load("sockets")
+    runs = runsmod.load(study.results("medium"))
+    fig = next(f for f in study.figures if f.name == "bandwidth-vs-message")
+    f = figures.figure(fig, runs, paper.load(study.paper_csv))
+    labels = [c.get_label() for c in f.axes[0].containers if c.get_label().startswith("g5net")]
+    assert labels and all("model=" in label and "window_method" not in label for label in labels)
+    plt.close(f)
+    xy = resolved(runs, XY("workloads.stream.msg_bytes", "throughput_mbps", "host.nic.mtu", ("server",),
+                           ("stream",), (("hosts.client.replicas", "1"),)))
+    f, _ = figure(runs, xy)
+    names = {ax.get_title() for ax in f.axes} | {t.get_text() for ax in f.axes if ax.get_legend()
+                                                 for t in ax.get_legend().get_texts()}
+    assert any("model=" in t for t in names) and not any("window_method" in t for t in names)
+    plt.close(f)

@@ -214,6 +214,33 @@ def test_windows_in_which_a_receivers_nics_dropped_every_frame_are_counted():
         "(metrics.json nic_stalled_windows)"]
 
 
+def test_what_a_receivers_nics_wrote_to_memory_is_each_windows_dma_writes_in_lines():
+    """A TCP stream at MTU 1500 that dropped nothing: each window's DMA writes,
+    a cache line each, carry the frames received and the descriptors written
+    back, so their rate is above the wire's by less than a line a frame and
+    one for its descriptor."""
+    rd = RunDir(Path(__file__).resolve().parent / "fixtures" / "gem5-steady-state")
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    got = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd, rd.read_run().get("boards"))
+    server = got["hosts"]["server"]["stream"]
+    dumps = list(iter_dumps(rd.stats_txt))
+    by_hand = [(after.value("server.pcie_links.dma_monitor.writeLatencyHist::samples")
+                - before.value("server.pcie_links.dma_monitor.writeLatencyHist::samples"))
+               * 64 * 8 / (after.value("simSeconds") - before.value("simSeconds")) / 1e6
+               for before, after in zip(dumps, dumps[1:])]
+    assert [w[windows.DMA_RECEIVED] for w in server["per_window"]] == pytest.approx(by_hand)
+    frame = 1514
+    assert 1 < server[windows.DMA_RECEIVED] / server["wire_received_mbps"] < (frame // 64 + 2 + 1) * 64 / frame
+
+
+def test_without_the_boards_cache_line_the_nics_dma_has_no_rate():
+    """The trimmed fixture keeps no config.ini: the metric is absent, not 0."""
+    rd = RunDir(Path(__file__).resolve().parent / "fixtures" / "stalled-nics-windows")
+    spec = specs.from_dict(json.loads(rd.spec_json.read_text()))
+    got = run_metrics.compute(spec, json.loads(rd.results_json.read_text()), rd, rd.read_run().get("boards"))
+    assert windows.DMA_RECEIVED not in got["hosts"]["server"]["stream"]
+
+
 def test_gem5_nic_counters_are_the_packet_count():
     dump = next(iter_dumps(FIXTURES / "2016-arm64-realview-o3-dual.stats.txt"))
     gem5 = host_metrics(dump)["system"]

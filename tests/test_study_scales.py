@@ -263,6 +263,28 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_committed_runs_of_points_the_scale_no_longer_has_are_told_from_those_of_other_ids(tmp_path, capsys):
+    """A scale's file edited since its runs (a key set, a sweep value changed)
+    leaves runs of points it no longer has: said so, apart from runs of its
+    points that another kernel or gem5 binary made."""
+    study = _study(tmp_path / "studies")
+    first, plan = _sweep(tmp_path / "first", 4)
+    results.save(study, "medium", first.path)
+    edited = study.results("medium") / plan.points[0].dir_name / "run.json"
+    record = json.loads(edited.read_text())
+    record["spec"]["hosts"]["server"]["memory_mb"] *= 2
+    edited.write_text(json.dumps({**record, "run_id": "a" * 64}))
+    foreign = study.results("medium") / plan.points[1].dir_name / "run.json"
+    foreign.write_text(json.dumps({**json.loads(foreign.read_text()), "run_id": "e" * 64}))
+    for k, (record, digit) in enumerate([(edited, "a"), (foreign, "e")]):
+        record.parent.rename(record.parent.with_name(f"{plan.points[k].name}-{digit * 12}"))
+    assert results.adopt(study, "medium", SweepDir(tmp_path / "elsewhere"), plan) == {2, 3}
+    assert "2 of 6 points taken from the committed results (studies/toy/results/medium); 1 committed " \
+        "runs are of points the scale no longer has (its file changed since they ran); 1 committed " \
+        "runs are of no point of this sweep (other run ids: another kernel, gem5 binary or configs " \
+        "made them)" in capsys.readouterr().err
+
+
 def test_a_sweep_elsewhere_takes_the_runs_of_its_points_on_another_disk_image(tmp_path, capsys, monkeypatch):
     """Debian updates the guest's packages (libc6, libssl3, ...) between one
     machine's disk image and the next one's, and run ids hash the image: a

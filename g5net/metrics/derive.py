@@ -29,7 +29,7 @@ from ..runs import record as run_record
 from ..runs.rundir import RunDir
 from ..spec import Host, Spec, Workload
 from ..spec import sampled as sampled_windows
-from ..stats import pc_samples
+from ..stats import pc_samples, system
 from ..workloads.flows import instances
 from ..workloads.windows import measured as as_windows
 from . import aggregate, gem5, guest, profile, windows
@@ -98,7 +98,8 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             regions = [c.get(prefix) for c in counters.get(w.name, [])]
             samples = sampled.get((w.name, name), [])
             if as_windows(spec, w):
-                hosts[name][w.name] = _windowed(spec, spec.host(name), w, got, regions, samples)
+                hosts[name][w.name] = _windowed(spec, spec.host(name), w, got, regions, samples,
+                                                _line_bytes(rd, name, prefix))
             else:
                 hosts[name][w.name] = workload_metrics(got, regions[0] if regions else None, threads,
                                                        samples[0] if samples else None)
@@ -106,6 +107,15 @@ def compute(spec: Spec, results: dict[str, Any], rd: RunDir,
             if profiled in hosts[name] and plain in hosts[name]:
                 hosts[name][profiled].update(profile.perturbation(hosts[name][profiled], hosts[name][plain]))
     return {"hosts": hosts, "aggregate": aggregate.combine(spec, hosts)}
+
+
+def _line_bytes(rd: RunDir, host: str, board: str) -> int | None:
+    """The host's board's cache line, from gem5's config.ini of the run (of
+    its first sampled window, or of the host's own process); None without one."""
+    for ini in (rd.config_ini, rd.window(0).config_ini, rd.process_out(host) / rd.config_ini.name):
+        if ini.is_file():
+            return system.line_bytes(system.read(ini), board)
+    return None
 
 
 def _sampled_windows(spec: Spec, rd: RunDir) -> dict[str, list[dict[str, dict[str, Any]]]]:
@@ -119,11 +129,12 @@ def _sampled_windows(spec: Spec, rd: RunDir) -> dict[str, list[dict[str, dict[st
 
 
 def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
-              regions: list[dict[str, Any] | None], samples: list[profile.Breakdown | None]
-              ) -> dict[str, Any]:
+              regions: list[dict[str, Any] | None], samples: list[profile.Breakdown | None],
+              line_bytes: int | None = None) -> dict[str, Any]:
     """A windowed workload's metrics on one host (windows.py): the guest's
     figures of the windows together, each window's measured and combined, the
-    benchmark's own as app_*."""
+    benchmark's own as app_*; `line_bytes`, the board's cache line, which
+    each of the NICs' DMA writes counted in gem5's regions moves at most."""
     directions = {i.direction for i in instances(spec, host, w)}
     sends, receives = "send" in directions, "receive" in directions
     threads = host.cpu.threads_per_core
@@ -141,6 +152,8 @@ def _windowed(spec: Spec, host: Host, w: Workload, got: dict[str, Any],
                 stalled.append(k)
             if c.get("nic_rx_pkts") and c.get("nic_dma_lines") == 0:
                 nic_stalled.append(k)
+            if line_bytes and "nic_dma_writes" in c:
+                m |= windows.dma(c["nic_dma_writes"] * line_bytes, seconds)
         elif guest_windows:
             roi = guest_windows[k]
             seconds = roi["elapsed_s"]

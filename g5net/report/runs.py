@@ -142,6 +142,17 @@ def varying(runs: Sequence[Run]) -> list[str]:
             or (any(k not in r.params for r in runs) and not _presence_follows(runs, changing, k))]
 
 
+SYSTEM_TABLES = ("host.", "hosts.", "link.")
+
+
+def system_first(keys: Sequence[str]) -> list[str]:
+    """`keys` with those of the simulated system (its hosts and link) before the
+    workloads' and the experiment's, each in their order: of keys that move
+    together, the one named first says what differs between runs
+    (host.cpu.model, not experiment.window_method zipped with it)."""
+    return sorted(keys, key=lambda k: not k.startswith(SYSTEM_TABLES))
+
+
 def _presence_follows(runs: Sequence[Run], keys: Sequence[str], other: str) -> bool:
     """Whether runs with one value of each of `keys` all have `other`, or all lack it."""
     seen: dict[str, bool] = {}

@@ -34,7 +34,7 @@ from .axes import axis_label, tick_labels
 from .figure_files import SERIES_COLOURS, Figure, plt, save, style
 from .labels import (NAMED_KEYS, key_axis, key_words, listed, metric_axis, metric_words, run_label, scale,
                      value_text, wrapped)
-from .runs import Run, fmt_value, follows, partners, short, varying
+from .runs import Run, fmt_value, follows, partners, short, system_first, varying
 
 LineStyle = Literal["-", "--", ":", "-."]
 LINE_STYLES: tuple[LineStyle, ...] = ("-", "--", ":", "-.")
@@ -144,7 +144,7 @@ def apart(runs: Sequence[Run], xy: XY) -> dict[str, list[str]]:
     each with the keys that move with it, which its name stands for."""
     given = [xy.x, *([xy.hue] if xy.hue else [])]
     out: dict[str, list[str]] = {}
-    for k in varying(runs):
+    for k in system_first(varying(runs)):
         if k in given or follows(runs, given, k):
             continue
         lead = next((o for o in out if follows(runs, [o], k) and follows(runs, [k], o)), None)

@@ -100,6 +100,12 @@ def dma_link(ini: configparser.ConfigParser, path: list[dict[str, str]]) -> dict
     return out
 
 
+def line_bytes(ini: configparser.ConfigParser, board: str) -> int | None:
+    """The board's cache line: what each of gem5's DMA transfers moves at most
+    (DmaPort splits a transfer at line boundaries); None for no such board."""
+    return ini.getint(board, "cache_line_size", fallback=None) if ini.has_section(board) else None
+
+
 def memory(ini: configparser.ConfigParser, prefix: str) -> dict[str, Any]:
     """The memory channels under `prefix` and their summed peak bandwidth: each
     DRAM interface moves burst_length x device_bus_width x devices_per_rank

@@ -24,7 +24,7 @@ from ..metrics import spread
 from ..metrics.spread import Spread, Value
 from ..model.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
-from ..report.runs import Run, follows, selected, varying
+from ..report.runs import Run, follows, selected, system_first, varying
 from .builtin import Figure
 from .paper import PaperPoint
 
@@ -70,7 +70,7 @@ def _apart(fig: Figure, runs: Sequence[Run]) -> list[str]:
         at.setdefault(repr([r.params.get(k) for k in (fig.x, *fig.hue)]), []).append(r)
     keys: list[str] = []
     for group in (g for g in at.values() if len(g) > 1):
-        for k in varying(group):
+        for k in system_first(varying(group)):
             if k != fig.x and k not in fig.hue and k not in keys and not follows(group, [fig.x, *fig.hue, *keys], k):
                 keys.append(k)
     return keys

@@ -277,20 +277,34 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
             taken.add(p.index)
             if committed_run.read_run()["run_id"] != p.run_id:  # the point's on another image
                 elsewhere.add(p.index)
-    # Committed runs no point of this plan is: their kernel, gem5 binary or
-    # configs were not these (run ids hash them), or their spec is not this scale's.
+    # Committed runs no point of this plan is: their spec is no longer one of
+    # the scale's (its file changed since), or their kernel, gem5 binary or
+    # configs were not these (run ids hash them).
     ours = {p.dir_name for p in plan.points} | {rd.path.name for _, rd in matched}
-    foreign = sum(rd.name not in ours for rd in study.results(scale).iterdir() if rd.is_dir())
+    foreign = [RunDir(d) for d in sorted(study.results(scale).iterdir()) if d.is_dir() and d.name not in ours]
+    edited = sum(not _of_plan(rd, plan) for rd in foreign)
     print(f"[g5net] {len(taken)} of {len(plan.points)} points "
           f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})"
           + (f"; {len(elsewhere)} of them booted another disk image than this machine's "
              f"({image and image[:12]}: Debian has updated packages of the guest since; each "
              f"run.json names its image)" if elsewhere else "")
-          + (f"; {foreign} committed runs are of no point of this sweep (other run ids: another "
-             f"kernel, gem5 binary or configs made them)"
-             if foreign and all(p.run_id for p in plan.points) else ""),
+          + (f"; {edited} committed runs are of points the scale no longer has (its file "
+             f"changed since they ran)" if edited else "")
+          + (f"; {len(foreign) - edited} committed runs are of no point of this sweep (other run "
+             f"ids: another kernel, gem5 binary or configs made them)"
+             if len(foreign) > edited and all(p.run_id for p in plan.points) else ""),
           file=sys.stderr, flush=True)
     return taken
+
+
+def _of_plan(rd: RunDir, plan: Plan) -> bool:
+    """Whether the committed run `rd` ran the spec of one of the plan's points
+    (runs of a spec today's schema refuses count as not)."""
+    try:
+        ran = identity.spec_digest(specs.from_dict(rd.read_run()["spec"]))
+    except (CorruptRunError, SpecError):
+        return False
+    return ran in {identity.spec_digest(specs.from_dict(p.spec)) for p in plan.points}
 
 
 def _image_digest() -> str | None:
