@@ -282,7 +282,8 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
     # configs were not these (run ids hash them).
     ours = {p.dir_name for p in plan.points} | {rd.path.name for _, rd in matched}
     foreign = [RunDir(d) for d in sorted(study.results(scale).iterdir()) if d.is_dir() and d.name not in ours]
-    edited = sum(not _of_plan(rd, plan) for rd in foreign)
+    planned = {identity.spec_digest(specs.from_dict(p.spec)) for p in plan.points}
+    edited = sum(_ran(rd) not in planned for rd in foreign)
     print(f"[g5net] {len(taken)} of {len(plan.points)} points "
           f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})"
           + (f"; {len(elsewhere)} of them booted another disk image than this machine's "
@@ -297,14 +298,13 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
     return taken
 
 
-def _of_plan(rd: RunDir, plan: Plan) -> bool:
-    """Whether the committed run `rd` ran the spec of one of the plan's points
-    (runs of a spec today's schema refuses count as not)."""
+def _ran(rd: RunDir) -> str | None:
+    """The spec digest of the committed run `rd`; None for a damaged record or
+    a spec today's schema refuses."""
     try:
-        ran = identity.spec_digest(specs.from_dict(rd.read_run()["spec"]))
+        return identity.spec_digest(specs.from_dict(rd.read_run()["spec"]))
     except (CorruptRunError, SpecError):
-        return False
-    return ran in {identity.spec_digest(specs.from_dict(p.spec)) for p in plan.points}
+        return None
 
 
 def _image_digest() -> str | None:
