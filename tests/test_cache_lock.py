@@ -13,6 +13,8 @@ from g5net.artifacts.cache import LOCK_POLL_S, locked_unless
 
 # The maker: makes the artifact under the exclusive lock, then uses it for
 # USE_S under the shared lock, as a run boots a checkpoint and restores it.
+# It publishes the artifact by renaming, as the cache does (staging): a file
+# written in place exists, empty, before its text is in it.
 MAKER = """
 import sys, time
 from pathlib import Path
@@ -20,7 +22,10 @@ from g5net.artifacts.cache import locked
 with locked("thing", print):
     print("making", flush=True)
     time.sleep(1.0)
-    Path(sys.argv[1]).write_text("made")
+    final = Path(sys.argv[1])
+    part = final.with_name(final.name + ".part")
+    part.write_text("made")
+    part.rename(final)
 with locked("thing", print, shared=True):
     time.sleep(float(sys.argv[2]))
 """
