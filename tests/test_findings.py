@@ -99,3 +99,29 @@ def test_a_run_whose_nics_stalled_is_no_findings_evidence(tmp_path):
     # Beside the committed runs it changes no verdict of theirs.
     assert [r.verdict for r in findings.evaluate(study, [*quick, stalled])] == \
         [r.verdict for r in findings.evaluate(study, quick)]
+
+
+def test_a_magnitude_over_the_runs_its_where_names_shows_one_runs_interval(tmp_path):
+    """multi-nic's one-NIC finding is about the x8 slot: its measure reads the
+    x8 run alone, with its windows' 95% interval, not a span over every slot."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    study = catalog.load("multi-nic")
+    quick = runsmod.load(repo / "studies" / "multi-nic" / "results" / "quick")
+    assert sorted(r.params["host.nic.pcie_lanes"] for r in quick) == [4, 8]
+    row = {r.finding.name: r for r in findings.evaluate(study, quick)}["one-nic"]
+    x8 = next(r for r in quick if r.params["host.nic.pcie_lanes"] == 8)
+    mean = x8.hosts["server"]["stream"]["dma_received_mbps"]
+    assert row.verdict == "measured" and row.g5net == f"{mean:.0f} ± 92" and 5500 < mean < 5700
+    # None of the runs with another slot: said so, naming the values.
+    x4 = [r for r in quick if r.params["host.nic.pcie_lanes"] == 4]
+    assert {r.finding.name: r for r in findings.evaluate(study, x4)}["one-nic"].g5net == \
+        "no run has server.stream.dma_received_mbps among the runs with host.nic.pcie_lanes = 8"
+    # A relation names its runs itself: a where beside it is refused.
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "study.toml").write_text(
+        'title = "t"\npaper = "p"\nabout = "a"\n[[finding]]\nname = "f"\ntext = "t"\npaper = "-"\n'
+        'relation = "r"\nwhere = {"host.nic.mtu" = 9000}\n')
+    with pytest.raises(catalog.StudyError, match="finding f: where needs a measure"):
+        catalog.load("toy", tmp_path)

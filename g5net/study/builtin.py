@@ -64,6 +64,7 @@ study.toml::
     paper = "7.5-11"
     measure = "server.stream.pkts_per_nic_irq"   # HOST.WORKLOAD.METRIC: its values over the runs
     range = [7.5, 11]                 # optional: reproduced where our values fall inside
+    where = {"host.nic.count" = 1}    # optional: the measure over these runs only
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ class Finding:
     why: tuple[tuple[str, str], ...] = ()
     measure: str = ""
     range: tuple[float, float] | None = None
+    # A measure's runs: those with these parameter values (a figure's `where`).
+    where: tuple[tuple[str, Any], ...] = ()
 
     def why_at(self, scale: str) -> str:
         """The why of this finding's verdict at `scale` ("" where none is written)."""
@@ -259,9 +262,13 @@ def _finding(t: dict[str, Any], where: str) -> Finding:
         raise StudyError(f"{at}: a finding has a relation or a measure, not both")
     if t["range"] and not t["measure"]:
         raise StudyError(f"{at}: range needs a measure")
+    # A relation names the runs it compares itself (expect.toml's `by`).
+    if t["where"] and not t["measure"]:
+        raise StudyError(f"{at}: where needs a measure")
     why = t["why"] if isinstance(t["why"], dict) else {"": t["why"]}
     return Finding(**(t | {"range": tuple(float(v) for v in t["range"]) or None,
-                           "why": tuple(sorted((k, v) for k, v in why.items() if v))}))
+                           "why": tuple(sorted((k, v) for k, v in why.items() if v)),
+                           "where": _where(t, at)}))
 
 
 def load(name: str, root: Path = STUDIES) -> Study:
@@ -303,5 +310,5 @@ def load(name: str, root: Path = STUDIES) -> Study:
         findings=tuple(_finding(t, where) for t in _tables(
             data, "finding", where, {"name": _TEXT, "text": _TEXT, "paper": _TEXT,
                                      "relation": _OPTIONAL, "why": ("whys", False), "measure": _OPTIONAL,
-                                     "range": ("span", False)})),
+                                     "range": ("span", False), "where": _WHERE})),
         tables=tables)

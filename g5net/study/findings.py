@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..analysis import check
 from ..errors import StudyError
 from ..metrics import spread, windows
-from ..report.runs import Run
+from ..report.runs import Run, selected
 from .builtin import Finding, Study, metric
 
 VERDICTS = ("yes", "partly", "no", "within noise", "measured", "not measured", "not modelled")
@@ -72,11 +72,19 @@ def _measured(comparisons: Sequence[check.Comparison]) -> str:
 
 
 def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
-    values = [v for r in runs if isinstance(v := metric(r, f.measure), (int, float))]
+    chosen = [r for r in selected(runs, f.where) if isinstance(metric(r, f.measure), (int, float))]
+    values = [metric(r, f.measure) for r in chosen]
     if not values:
-        return Row(f, "not measured", f"no run has {f.measure}")
+        among = f" among the runs with {', '.join(f'{k} = {v!r}' for k, v in f.where)}" if f.where else ""
+        return Row(f, "not measured", f"no run has {f.measure}{among}")
     lo, hi = min(values), max(values)
-    measured = f"{lo:.4g}" if lo == hi else f"{lo:.4g} to {hi:.4g} over {len(values)} runs"
+    if len(chosen) == 1:
+        # One run: its value with its windows' interval, as a comparison shows it.
+        host, workload, name = f.measure.split(".")
+        one = spread.measured(chosen[0].metrics_of(host).get(workload, {}), name)
+        measured = check.fmt(one if one is not None else lo, 4)
+    else:
+        measured = f"{lo:.4g}" if lo == hi else f"{lo:.4g} to {hi:.4g} over {len(values)} runs"
     if f.range is None:
         return Row(f, "measured", measured)
     inside = sum(f.range[0] <= v <= f.range[1] for v in values)
