@@ -79,6 +79,8 @@ from typing import Any
 from ..artifacts.host import REPO
 from ..errors import StudyError, key_text, quoted
 from ..machine import bounded_read
+from ..metrics import spread
+from ..metrics.spread import Value
 from ..model.data_paths import checked_name
 from ..report.runs import Run
 from ..spec import plain_name
@@ -117,11 +119,23 @@ class Table:
     where: tuple[tuple[str, Any], ...] = ()
 
 
+def _table(run: Run, ref: str) -> tuple[Mapping[str, Any], str]:
+    host, workload, name = ref.split(".")
+    return run.metrics_of(host).get(workload, {}), name
+
+
 def metric(run: Run, ref: str) -> Any:
     """The value HOST.WORKLOAD.METRIC (a figure's y, a table's column, a finding's
     measure) has in `run`; None where the run lacks it."""
-    host, workload, name = ref.split(".")
-    return run.metrics_of(host).get(workload, {}).get(name)
+    table, name = _table(run, ref)
+    return table.get(name)
+
+
+def measured(run: Run, ref: str) -> Value | None:
+    """The value of HOST.WORKLOAD.METRIC in `run`, as metric() reads it: a
+    Spread where the run measured it with one; None where it is not a number."""
+    table, name = _table(run, ref)
+    return spread.measured(table, name)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from ..metrics.spread import Spread, Value
 from ..model.data_paths import child
 from ..report.labels import key_axis, key_unit, metric_axis, metric_unit, printed, scale, value_text, wrapped
 from ..report.runs import Run, follows, selected, system_first, varying
-from .builtin import Figure
+from .builtin import Figure, measured
 from .paper import PaperPoint
 
 Series = dict[str, list[tuple[float, Value]]]  # label -> (x, y), y a Spread where measured with one
@@ -33,13 +33,6 @@ LOG_X_SPAN = 16
 FAR = 3.0  # peaks further apart than this factor get an axis each
 MARKERS = ("o", "s", "^", "D", "v", "P")
 PNG_DPI = 130
-
-
-def measured(run: Run, ref: str) -> Value | None:
-    """The value of HOST.WORKLOAD.METRIC in `run`, as builtin.metric reads it: a
-    Spread where the run measured it with one; None where it is not a number."""
-    host, workload, name = ref.split(".")
-    return spread.measured(run.metrics_of(host).get(workload, {}), name)
 
 
 def _sorted(series: Series) -> Series:

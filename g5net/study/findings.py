@@ -37,7 +37,7 @@ from ..analysis import check
 from ..errors import StudyError
 from ..metrics import spread, windows
 from ..report.runs import Run, selected
-from .builtin import Finding, Study, metric
+from .builtin import Finding, Study, measured
 
 VERDICTS = ("yes", "partly", "no", "within noise", "measured", "not measured", "not modelled")
 
@@ -72,24 +72,22 @@ def _measured(comparisons: Sequence[check.Comparison]) -> str:
 
 
 def _magnitude(f: Finding, runs: Sequence[Run]) -> Row:
-    chosen = [r for r in selected(runs, f.where) if isinstance(metric(r, f.measure), (int, float))]
-    values = [metric(r, f.measure) for r in chosen]
-    if not values:
+    chosen = [v for r in selected(runs, f.where) if (v := measured(r, f.measure)) is not None]
+    if not chosen:
         among = f" among the runs with {', '.join(f'{k} = {v!r}' for k, v in f.where)}" if f.where else ""
         return Row(f, "not measured", f"no run has {f.measure}{among}")
+    values = [spread.mean(v) for v in chosen]
     lo, hi = min(values), max(values)
     if len(chosen) == 1:
         # One run: its value with its windows' interval, as a comparison shows it.
-        host, workload, name = f.measure.split(".")
-        one = spread.measured(chosen[0].metrics_of(host).get(workload, {}), name)
-        measured = check.fmt(one if one is not None else lo, 4)
+        text = check.fmt(chosen[0], 4)
     else:
-        measured = f"{lo:.4g}" if lo == hi else f"{lo:.4g} to {hi:.4g} over {len(values)} runs"
+        text = f"{lo:.4g}" if lo == hi else f"{lo:.4g} to {hi:.4g} over {len(values)} runs"
     if f.range is None:
-        return Row(f, "measured", measured)
+        return Row(f, "measured", text)
     inside = sum(f.range[0] <= v <= f.range[1] for v in values)
     verdict = "yes" if inside == len(values) else "no" if inside == 0 else "partly"
-    return Row(f, verdict, f"{measured}; {inside} inside {f.range[0]:g}-{f.range[1]:g}")
+    return Row(f, verdict, f"{text}; {inside} inside {f.range[0]:g}-{f.range[1]:g}")
 
 
 def nic_stalled(run: Run) -> bool:

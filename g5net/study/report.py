@@ -12,7 +12,7 @@ from ..report import readme as readme_blocks
 from ..report import runs as runsmod
 from ..report.runs import Run, fmt_value, selected, short, varying
 from . import figures, findings, paper
-from .builtin import Study, Table, metric
+from .builtin import Study, Table, measured, metric
 from . import results
 
 REPORT = "report.md"
@@ -61,16 +61,16 @@ def table_lines(table: Table, runs: Sequence[Run]) -> list[str]:
     rows = sorted(rows, key=lambda r: [repr(r.params.get(k)) for k in keys])
     head = [short(k) for k in keys] + list(table.columns)
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    measured = with_spread = False
+    any_value = with_spread = False
     for r in rows:
         cells = [fmt_value(r.params.get(k)) for k in keys]
         for c in table.columns:
-            value = figures.measured(r, c)
+            value = measured(r, c)
             cells.append(_number(metric(r, c)) if value is None else check.fmt(value, 4))
-            measured |= cells[-1] != "-"
+            any_value |= cells[-1] != "-"
             with_spread |= value is not None and figures.interval(value) is not None
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    if not measured:
+    if not any_value:
         return [f"No run here has these metrics ({', '.join(table.columns)})."]
     return lines + (["", SPREAD_NOTE] if with_spread else [])
 
