@@ -55,10 +55,12 @@ def dma_path(summary: dict, host: str = "client") -> list[tuple[str, str]]:
 
 def test_each_placement_takes_dma_where_designed(placements):
     # PCIe: the monitor, the bound on DMA in flight, the link's upstream
-    # crossbar, then the I/O bus (and the I/O cache).
+    # crossbar, its root port (which keeps the link's pace off the shared bus),
+    # then the I/O bus (and the I/O cache).
     assert dma_path(placements["pcie"][1]) == [("pcie_links.dma_monitor", "CommMonitor"),
                                                ("pcie_links.dma_window", "Bridge"),
                                                ("pcie_links.upstream", "NoncoherentXBar"),
+                                               ("pcie_links.root_port", "Bridge"),
                                                ("iobus", "NoncoherentXBar")]
     # Integrated: an on-chip DMA buffer straight onto the coherent membus ...
     assert dma_path(placements["integrated"][1]) == [("dma_buffers", "Cache"),

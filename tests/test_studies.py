@@ -19,7 +19,7 @@ from test_report_figures import server_stream, windowed_study
 from g5net.analysis import check
 from g5net.artifacts import kernels
 from g5net.artifacts.host import REPO
-from g5net.engines.gem5.config_files import configs_digest
+from g5net.engines.gem5.config_files import SUPERSEDED_CONFIGS, configs_digest
 from g5net.errors import StudyError
 from g5net.model import identity, specs, sweep
 from g5net.report import runs as runsmod
@@ -103,6 +103,28 @@ def test_committed_results_are_points_of_their_scale_done_by_the_current_configs
     for r in runs:
         ran = identity.spec_digest(specs.from_dict(RunDir(r.path).read_run()["spec"]))
         assert ran in written, f"{r.path} ran a point that {study.spec(scale)} no longer has: run the scale again"
+
+
+def test_every_superseded_configs_digest_still_has_results_being_run_again():
+    """A digest SUPERSEDED_CONFIGS keeps current is held by a committed study
+    scale or fixture still to be run again; once none holds it, its entry goes,
+    and with it what let those results pass."""
+    made = {json.loads(p.read_text())["configs_digest"]
+            for p in [*REPO.glob("studies/*/results/*/provenance.json"),
+                      *REPO.glob("tests/fixtures/gem5-*/provenance.json")]}
+    for digest in SUPERSEDED_CONFIGS:
+        assert digest in made, f"no committed result has configs {digest[:12]} any more: " \
+            "take it out of SUPERSEDED_CONFIGS (g5net/engines/gem5/config_files.py)"
+
+
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_superseded_results_say_so_in_their_report(name, scale):
+    """A scale made by configs a mend superseded says so where it is read."""
+    study = catalog.load(name)
+    made = results.provenance(study, scale)
+    report = (REPO / "studies" / name / "report" / scale / "report.md").read_text()
+    said = results.superseded(made)
+    assert (said is not None and said in report) == (made["configs_digest"] in SUPERSEDED_CONFIGS)
 
 
 @pytest.mark.parametrize("name, scale", COMMITTED)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from g5net.artifacts.host import REPO
+from g5net.engines.gem5 import config_files
 from g5net.errors import StudyError
 from g5net.metrics import derive as run_metrics
 from g5net.model import identity, specs
@@ -195,6 +196,24 @@ def test_results_of_a_kernel_with_other_patches_say_so_in_their_report_and_the_r
     assert said in report.readme_block([study])
     path.write_text(json.dumps(unrecorded))
     assert results.check_current(study, "quick")["runs"] == 6
+
+
+def test_results_of_superseded_configs_pass_and_say_so_other_configs_are_refused(tmp_path, monkeypatch):
+    studies = tmp_path / "studies"
+    study = _study(studies)
+    sd, _ = _sweep(tmp_path / "quick", 6)
+    results.save(study, "quick", sd.path)
+    path = study.results("quick") / results.PROVENANCE
+    today = json.loads(path.read_text())
+    path.write_text(json.dumps({**today, "configs_digest": "1" * 64}))
+    with pytest.raises(StudyError, match="made by configs 111111111111, and configs/ is now"):
+        results.check_current(study, "quick")
+    # Named superseded (a mend whose results are being run again): reported, saying so.
+    monkeypatch.setitem(config_files.SUPERSEDED_CONFIGS, "1" * 64, "from before a mend of the toy")
+    assert results.check_current(study, "quick")["runs"] == 6
+    said = "These results were made on configs from before a mend of the toy: to be run again, " \
+        "and their figures may change."
+    assert said in report.readme_block([study])
 
 
 def test_a_sweep_elsewhere_takes_the_committed_points_and_runs_the_rest(tmp_path, capsys, monkeypatch):

@@ -203,10 +203,11 @@ class Engine(abc.ABC):
         recorded, in words; None where nothing did."""
         return None
 
-    def guests_differ(self, provenance: Mapping[str, Any]) -> str | None:
-        """What the guests of results with `provenance` ran that today's would
-        not, in words, where changed_since lets them pass (recorded before
-        provenance said so); None where they ran what today's run."""
+    def superseded(self, provenance: Mapping[str, Any]) -> str | None:
+        """What results with `provenance` ran that today's runs would not, in
+        words, where changed_since lets them pass (a kernel's patches before
+        provenance recorded them, configs a named mend superseded while its
+        results are run again); None where they ran what today's run."""
         return None
 
     @abc.abstractmethod

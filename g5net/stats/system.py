@@ -82,20 +82,26 @@ def _clock_hz(ini: configparser.ConfigParser, section: str) -> float:
 
 def dma_link(ini: configparser.ConfigParser, path: list[dict[str, str]]) -> dict[str, Any]:
     """What a DMA path's link provides as gem5 built it: the first crossbar's
-    bandwidth (width x clock) and one-way latency, and a Bridge's bound on the
-    data in flight (its response queue, in lines); {} when the path has neither."""
+    data bandwidth for cache lines and its one-way latency, and a Bridge's
+    bound on the data in flight (its response queue, in lines); {} when the
+    path has neither."""
     out: dict[str, Any] = {}
+    if not path:
+        return out
+    # gem5's DMA moves cache lines: the board's line size.
+    line = int(ini.get(path[0]["object"].split(".")[0], "cache_line_size"))
     # The path's last crossbar is where it fans out (the I/O bus): not the link.
     link = next((p["object"] for p in path[:-1] if p["type"] == "NoncoherentXBar"), None)
     if link:
         hz = _clock_hz(ini, link)
         cycles = sum(int(ini.get(link, k)) for k in ("frontend_latency", "forward_latency"))
-        out["gbytes_per_s"] = round(int(ini.get(link, "width")) * hz / 1e9, 3)
+        # A crossbar's layer is busy one cycle beyond a packet's data
+        # (NoncoherentXBar::recvTimingReq), so a line takes line / width + 1 cycles.
+        line_cycles = -(-line // int(ini.get(link, "width"))) + 1
+        out["gbytes_per_s"] = round(line * hz / line_cycles / 1e9, 3)
         out["latency_ns"] = round(cycles / hz * 1e9, 1)
     window = next((p["object"] for p in path if p["type"] == "Bridge"), None)
     if window:
-        # gem5's DMA moves cache lines: the board's line size.
-        line = int(ini.get(window.split(".")[0], "cache_line_size"))
         out["dma_window_bytes"] = int(ini.get(window, "resp_size")) * line
     return out
 

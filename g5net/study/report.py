@@ -92,7 +92,7 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
              f"Results: {source}, {len(runs)} runs; " + (
                  f"the committed {provenance['scale']} scale{_so_far(provenance)}, made by gem5 "
                  f"{', '.join(provenance['gem5_version'])} with configs {provenance['configs_digest'][:12]}"
-                 + "".join(f"; {said}" for said in (results.older_guests(provenance), results.images(provenance))
+                 + "".join(f"; {said}" for said in (results.superseded(provenance), results.images(provenance))
                            if said) + "."
                  if provenance else "not the committed results."),
              "", "## Summary", "", *summary_table(rows, provenance.get("scale", "")), ""]
@@ -136,7 +136,7 @@ def readme_block(studies: Sequence[Study]) -> str:
         runs = runsmod.load(study.results(scale))
         lines += [f"[Report with figures]({_report_link(study, scale)}) · "
                   f"`g5net study run {study.name}` · {len(runs)} runs, {scale} scale", ""]
-        if older := results.older_guests(results.provenance(study, scale)):
+        if older := results.superseded(results.provenance(study, scale)):
             lines += [f"These results were {older}.", ""]
         for larger in have[have.index(scale) + 1:]:
             done, points = results.under_way(study, larger) or (0, 0)

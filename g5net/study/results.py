@@ -183,10 +183,11 @@ def images(made: dict) -> str | None:
             if len(found) > 1 else None)
 
 
-def older_guests(made: dict) -> str | None:
-    """What a report says of results whose guests ran what today's would not
-    (a kernel of other patches), in words; None for results of today's guests."""
-    differ = engines.get("gem5").guests_differ(made)
+def superseded(made: dict) -> str | None:
+    """What a report says of results made by what today's runs would not run
+    (a kernel of other patches, configs a mend superseded), in words; None
+    for results of today's code."""
+    differ = engines.get("gem5").superseded(made)
     return f"made on {differ}: to be run again, and their figures may change" if differ else None
 
 

@@ -3,13 +3,18 @@ bound on the NIC's outstanding DMA."""
 
 from m5.objects import Bridge, CommMonitor, IOXBar, SrcClockDomain, SubSystem, VoltageDomain
 
-# The crossbars move `WIDTH_BYTES` per cycle; the clock is chosen to give the
-# link's data bandwidth, so 3.37 GB/s (Gen2 x8, 128 B payloads) runs them at
-# 211 MHz.
+# The crossbars move `WIDTH_BYTES` per cycle.
 WIDTH_BYTES = 16
 # gem5's DMA engine cuts every transfer into cache lines (DmaPort's
 # ChunkGenerator uses the system's line size), one packet each.
 LINE_BYTES = 64
+# A crossbar's layer stays busy one cycle beyond a packet's data
+# (NoncoherentXBar::recvTimingReq: clockEdge(Cycles(1)) + payloadDelay), so a
+# line takes LINE_BYTES / WIDTH_BYTES + 1 cycles. The clock runs that much
+# faster than data rate / width, so that a line takes its data's time at the
+# link's data rate, whose TLP overhead pcie_data_gbytes_per_s has paid:
+# 3.37 GB/s (Gen2 x8, 128 B payloads) runs the crossbars at 263 MHz.
+CYCLES_PER_LINE = LINE_BYTES // WIDTH_BYTES + 1
 # ittReadRead's bins: 20 of 50 ns, so that back-to-back reads (a few ns
 # apart) and reads waiting for a round trip (hundreds of ns) fall apart.
 ITT_MAX_BIN = "1us"
@@ -23,6 +28,13 @@ class PcieLink(SubSystem):
     per-direction data bandwidth; a crossbar's latencies are whole cycles of
     its clock, so the one-way latency is rounded to that clock. Crossbars
     rather than a gem5 `Bridge` for the path itself: a Bridge has no bandwidth.
+
+    `root_port`, a zero-delay Bridge, hands the DMA to the I/O bus: a
+    crossbar passes a packet's `payloadDelay` (its data's time on this link)
+    to the next crossbar, which stays busy that long (BaseXBar), so without
+    it every link's DMA would hold the shared I/O bus at the link's pace,
+    capping all links together at one link's rate; a Bridge accounts for the
+    delay and clears it.
 
     Read requests: a device keeps at most `read_requests` requests of
     `max_read_request` bytes outstanding, so at most their product is in
@@ -41,7 +53,7 @@ class PcieLink(SubSystem):
     def __init__(self, nic) -> None:
         """`nic`: the host's spec.Nic, whose pcie_* keys describe the link."""
         super().__init__()
-        clock_mhz = nic.pcie_data_gbytes_per_s * 1000 / WIDTH_BYTES
+        clock_mhz = nic.pcie_data_gbytes_per_s * 1000 * CYCLES_PER_LINE / LINE_BYTES
         cycles = max(1, round(nic.pcie_latency_ns * clock_mhz / 1000))
         self.clk_domain = SrcClockDomain(clock=f"{clock_mhz:.6g}MHz",
                                          voltage_domain=VoltageDomain())
@@ -56,6 +68,9 @@ class PcieLink(SubSystem):
                                        disable_transaction_hists=True)
         self.dma_monitor.mem_side_port = self.dma_window.cpu_side_port
         self.dma_window.mem_side_port = self.upstream.cpu_side_ports
+        # As deep as the window, so that it never refuses what the window let through.
+        self.root_port = Bridge(req_size=lines, resp_size=lines, delay="0ns")
+        self.upstream.mem_side_ports = self.root_port.cpu_side_port
 
     def _direction(self, cycles: int) -> IOXBar:
         # One cycle to arbitrate; the rest of the latency on the way there and

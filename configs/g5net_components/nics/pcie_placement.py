@@ -32,5 +32,5 @@ class PciePlacement(AbstractNicPlacement):
         link.downstream.cpu_side_ports = board.get_io_bus().mem_side_ports
         nic.pio = link.downstream.mem_side_ports
         nic.dma = link.dma_monitor.cpu_side_port
-        link.upstream.mem_side_ports = board.get_io_bus().cpu_side_ports
+        link.root_port.mem_side_port = board.get_io_bus().cpu_side_ports
         return link

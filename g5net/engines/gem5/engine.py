@@ -58,6 +58,7 @@ from .checkpoints import Checkpoint, boot_state, checkpoint_key
 from .config_files import (
     HOSTS_CONFIG,
     SAMPLED_CONFIG,
+    SUPERSEDED_CONFIGS,
     configs_digest,
     dist_config_digest,
     sampled_config_digest,
@@ -378,12 +379,12 @@ class Gem5Engine(Engine):
 
     def changed_since(self, provenance: Mapping[str, Any]) -> str | None:
         now = configs_digest()
-        if provenance["configs_digest"] != now:
+        if provenance["configs_digest"] not in (now, *SUPERSEDED_CONFIGS):
             return f"configs/ is now {now[:12]}"
         # Results saved before the field was recorded pass here, and their
-        # reports say so (guests_differ); every committed scale records it
+        # reports say so (superseded); every committed scale records it
         # (tests/test_studies.py holds them to today's patches).
-        if "kernel_patches" in provenance and self.guests_differ(provenance):
+        if "kernel_patches" in provenance and provenance["kernel_patches"] != kernels.current_patches_digest():
             return "kernels/patches/ has changed"
         if provenance.get("kernel_patches_o3", kernels.current_o3_patches_digest()) != \
                 kernels.current_o3_patches_digest():
@@ -392,7 +393,9 @@ class Gem5Engine(Engine):
             return f"configs/{SAMPLED_CONFIG.name}, which sampled them, has changed"
         return None
 
-    def guests_differ(self, provenance: Mapping[str, Any]) -> str | None:
+    def superseded(self, provenance: Mapping[str, Any]) -> str | None:
+        if said := SUPERSEDED_CONFIGS.get(provenance["configs_digest"]):
+            return f"configs {said}"
         if provenance.get("kernel_patches") == kernels.current_patches_digest():
             return None
         return "a kernel built from other patches than kernels/patches/ holds now"
