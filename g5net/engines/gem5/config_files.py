@@ -30,7 +30,7 @@ G5NET_PARENT = CONTRACT.parent.parent
 # Configs digests whose committed results stay current while they are run
 # again, each with what superseded them: a mend that changes every run id
 # takes sessions of gem5 to run every committed study and fixture again
-# (CHANGELOG, "Known problems"). Reports and the README say so of each such
+# (CHANGELOG, the PCIe link entry). Reports and the README say so of each such
 # result; tests/test_studies.py fails once no committed result has a digest
 # named here, for its entry to be taken out.
 SUPERSEDED_CONFIGS = {
