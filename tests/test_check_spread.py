@@ -175,6 +175,7 @@ def test_an_aggregate_with_spread(runs):
 @pytest.mark.parametrize("value, text", [
     (Spread(5, 951.2, 6.5, 8.07), "951.2 ± 8.1"), (Spread(5, 95123.4, 1000.0, 1234.0), "95123 ± 1234"),
     (Spread(5, 0.51234, 0.01, 0.0123), "0.512 ± 0.012"), (Spread(5, 5.0, 0.0, 0.0), "5"), (10.752, "10.752"),
+    (Spread(6, 1.000000000000006, 1.4e-14, 1.5e-14), "1"),
 ])
 def test_a_value_with_spread_is_written_to_its_uncertainty(value, text):
     assert check.fmt(value) == text

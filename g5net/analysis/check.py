@@ -340,8 +340,10 @@ class Outcome:
 def fmt(v: Value, digits: int = 6) -> str:
     """A value for a message: a number to `digits` significant digits; a Spread
     as `mean ± half-width` of its 95 % interval, both to the half-width's second
-    significant digit, as a measurement is written."""
-    if not isinstance(v, Spread) or not v.ci95 > 0:
+    significant digit, as a measurement is written. A half-width below a
+    millionth of the mean is rounding in the sum, not spread (a CPU busy in
+    every window reads 1.000000000000006 ± 0.000000000000015): no ±."""
+    if not isinstance(v, Spread) or not v.ci95 > 1e-6 * abs(v.mean):
         return f"{spread.mean(v):.{digits}g}"
     places = max(0, 1 - math.floor(math.log10(v.ci95)))
     return f"{v.mean:.{places}f} ± {v.ci95:.{places}f}"
