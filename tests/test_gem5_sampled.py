@@ -102,25 +102,32 @@ def _differs(fixture: str, host: str, metric: str) -> bool:
 
 
 def test_the_default_warming_is_what_the_windows_need():
-    """Restored cold (no warming), a window's caches miss more: the server's
-    L2 misses per packet read higher than the consecutive windows', and the
-    client's instructions per packet lower, beyond noise. 2 ms of detailed
-    warming alone removes it, and so does 10 ms of functional warming alone
-    (its client's instructions and CPU time per packet read 4% and 7% lower,
-    within the consecutive windows' noise; against an earlier consecutive run
-    with a narrower interval they were beyond it). The defaults (10 ms
+    """Restored cold (no warming), a window's caches miss more: both hosts'
+    L2 misses per packet read higher than the consecutive windows', beyond
+    noise. 2 ms of detailed warming alone removes it. 10 ms of functional
+    warming alone removes the misses' but leaves the client's instructions
+    per packet 6% low, beyond noise (README.md). The defaults (10 ms
     functional, 2 ms detailed) agree with the consecutive windows in every
     compared metric."""
     for (functional, detailed), fixture in WARMING.items():
         spec = json.loads((FIXTURES / fixture / "spec.json").read_text())["experiment"]
         assert (spec["functional_warming_ms"], spec["detailed_warming_ms"]) == (functional, detailed)
+
+    def beyond_noise(fixture: str) -> list[tuple[str, str]]:
+        return [(host, metric) for host in ("server", "client") for metric in COMPARED
+                if _differs(fixture, host, metric)]
+
     cold = WARMING[0.0, 0.0]
-    for host, metric, higher in (("server", "l2_misses_per_pkt", True), ("client", "insts_per_pkt", False)):
-        assert (stream(RunDir(FIXTURES / cold), host)[metric] > stream(CONSECUTIVE, host)[metric]) == higher
-        assert _differs(cold, host, metric)
-    for warmed in ((0.0, 2.0), (10.0, 0.0), (10.0, 2.0)):
-        assert not any(_differs(WARMING[warmed], host, metric)
-                       for host in ("server", "client") for metric in COMPARED), warmed
+    for host in ("server", "client"):
+        assert stream(RunDir(FIXTURES / cold), host)["l2_misses_per_pkt"] > \
+            stream(CONSECUTIVE, host)["l2_misses_per_pkt"]
+    assert beyond_noise(cold) == [("server", "l2_misses_per_pkt"), ("client", "l2_misses_per_pkt")]
+    functional = WARMING[10.0, 0.0]
+    assert beyond_noise(functional) == [("client", "insts_per_pkt")]
+    assert stream(RunDir(FIXTURES / functional), "client")["insts_per_pkt"] < \
+        stream(CONSECUTIVE, "client")["insts_per_pkt"]
+    for warmed in ((0.0, 2.0), (10.0, 2.0)):
+        assert beyond_noise(WARMING[warmed]) == [], warmed
 
 
 def test_a_warm_checkpoint_restored_on_o3_streams_in_every_window():
