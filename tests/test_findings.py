@@ -125,3 +125,23 @@ def test_a_magnitude_over_the_runs_its_where_names_shows_one_runs_interval(tmp_p
         'relation = "r"\nwhere = {"host.nic.mtu" = 9000}\n')
     with pytest.raises(catalog.StudyError, match="finding f: where needs a measure"):
         catalog.load("toy", tmp_path)
+
+
+def test_a_cpu_busy_in_every_window_is_written_without_a_rounding_interval():
+    """multi-nic medium's three NICs in x4 slots: every server CPU is busy in
+    every window, so cpu_util_max's interval is the sum's rounding alone, and
+    the one-CPU finding shows the two sides as `1`."""
+    from pathlib import Path
+
+    from g5net.analysis import check
+
+    repo = Path(__file__).resolve().parents[1]
+    medium = runsmod.load(repo / "studies" / "multi-nic" / "results" / "medium")
+    x4 = [r for r in medium if r.params["host.nic.count"] == 3 and r.params["host.nic.pcie_lanes"] == 4]
+    assert len(x4) == 2
+    for run in x4:
+        busiest = catalog.measured(run, "server.stream.cpu_util_max")
+        assert busiest.mean == pytest.approx(1.0, abs=1e-12) and 0 <= busiest.ci95 < 1e-12
+        assert check.fmt(busiest) == "1"
+    row = {r.finding.name: r for r in findings.evaluate(catalog.load("multi-nic"), medium)}["one-cpu"]
+    assert row.verdict == "partly" and row.g5net.endswith("e.g. server.stream 1 vs 1")
