@@ -523,9 +523,53 @@ def test_engine_digest_covers_the_binary_and_the_configs(fake_gem5: Path, monkey
 def test_checkpoint_stub_checkpoints_once_then_runs_the_restored_job(tmp_path: Path):
     """The boot phase's job under a POSIX sh, with an `m5` that behaves like gem5:
     readfile gives the stub until the system is 'restored', then the real job."""
-    # The guest's /tmp is its own; here the stub keeps the job in tmp_path.
-    (tmp_path / "stub.sh").write_text(protocol.checkpoint_stub().replace("/tmp/", f"{tmp_path}/"))
+    # The guest's /tmp and /sys are its own; here the stub keeps the job in
+    # tmp_path, and its NICs (none) too.
+    _stub_in(tmp_path)
     (tmp_path / "job.sh").write_text("echo real job ran\n")
+    m5 = _fake_m5(tmp_path)
+    env = {"PATH": f"{m5.parent}:/usr/bin:/bin"}
+    out = subprocess.run(["sh", "-c", f". {tmp_path}/stub.sh"], env=env, capture_output=True,
+                         text=True, timeout=30, cwd=tmp_path)
+    assert out.stdout == "real job ran\n", out.stderr
+    assert (tmp_path / "calls").read_text().split() == ["checkpoint", "readfile", "readfile", "readfile"]
+
+
+def test_checkpoint_stub_waits_for_every_nics_carrier_before_it_checkpoints(tmp_path: Path):
+    """A checkpoint before a NIC's carrier is up restores a host whose first
+    ARP request is dropped (guest/protocol.py): the stub checkpoints only once
+    every NIC that is up reads carrier 1."""
+    net = _stub_in(tmp_path)
+    for nic, carrier in (("eth0", "1"), ("eth1", "0")):
+        (net / nic).mkdir(parents=True)
+        (net / nic / "carrier").write_text(carrier + "\n")
+    (tmp_path / "job.sh").write_text("echo real job ran\n")
+    m5 = _fake_m5(tmp_path)
+    stub = subprocess.Popen(["sh", "-c", f". {tmp_path}/stub.sh"], env={"PATH": f"{m5.parent}:/usr/bin:/bin"},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        time.sleep(1.0)
+        assert stub.poll() is None and not (tmp_path / "calls").exists(), "checkpointed before eth1's carrier"
+        (net / "eth1" / "carrier").write_text("1\n")
+        out, err = stub.communicate(timeout=30)
+    finally:
+        stub.kill()
+    assert out == "real job ran\n", err
+    assert (tmp_path / "calls").read_text().split()[0] == "checkpoint"
+
+
+def _stub_in(tmp_path: Path) -> Path:
+    """The boot-phase job written to tmp_path/stub.sh with the guest's /tmp
+    and /sys/class/net under tmp_path; the latter's path."""
+    net = tmp_path / "sys-class-net"
+    (tmp_path / "stub.sh").write_text(protocol.checkpoint_stub().replace("/tmp/", f"{tmp_path}/")
+                                      .replace("/sys/class/net/", f"{net}/"))
+    return net
+
+
+def _fake_m5(tmp_path: Path) -> Path:
+    """An `m5` that logs its calls to tmp_path/calls and, like gem5, reads out
+    the stub until the system is 'restored' (the third readfile), then the job."""
     m5 = tmp_path / "bin" / "m5"
     m5.parent.mkdir()
     m5.write_text(f"""#!/bin/sh
@@ -536,11 +580,7 @@ readfile) echo readfile >>{tmp_path}/calls
 esac
 """)
     m5.chmod(0o755)
-    env = {"PATH": f"{m5.parent}:/usr/bin:/bin"}
-    out = subprocess.run(["sh", "-c", f". {tmp_path}/stub.sh"], env=env, capture_output=True,
-                         text=True, timeout=30, cwd=tmp_path)
-    assert out.stdout == "real job ran\n", out.stderr
-    assert (tmp_path / "calls").read_text().split() == ["checkpoint", "readfile", "readfile", "readfile"]
+    return m5
 
 
 def test_lapic_timer_period_follows_the_clock_and_the_kernels_hz(quickstart: specmod.Spec, tmp_path):

@@ -19,10 +19,25 @@ USER_HZ = 100
 _PANIC = re.compile(r"Kernel panic - not syncing:.*")
 
 # The gem5 engine's boot-phase job: g5init sources it with lib.sh in the same
-# shell. Its first line marks it: the guest checkpoints, then polls until
-# `m5 readfile` returns anything else, which only a restored system does.
+# shell. Its first line marks it: the guest waits for its NICs' carrier,
+# checkpoints, then polls until `m5 readfile` returns anything else, which
+# only a restored system does.
+#
+# The carrier comes up some 0.03-0.1 simulated s after g5init sets a NIC up
+# (e1000's watchdog sees the link). A checkpoint taken before it restores
+# hosts whose first ARP request goes out before the carrier does and is
+# dropped; ARP asks again only after net.ipv4.neigh.*.retrans_time_ms (1 s),
+# so on 2-CPU hosts, where the job outruns the watchdog, every stream
+# connected 1.02 simulated s after the restore (10gbe, multi-nic: CHANGELOG).
+# An interface that is down has no carrier to read and is not waited for.
 STUB_MARK = "# g5net-checkpoint-stub"
-_STUB_WAIT = f"""m5 checkpoint
+CARRIER_WAIT_S = 5
+_STUB_WAIT = f"""i=0
+while grep -qx 0 /sys/class/net/eth*/carrier 2>/dev/null && [ $i -lt {CARRIER_WAIT_S * 100} ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+m5 checkpoint
 while m5 readfile >/tmp/g5net-job.sh && grep -q '^{STUB_MARK}' /tmp/g5net-job.sh; do
 	sleep 0.01 2>/dev/null || sleep 1
 done

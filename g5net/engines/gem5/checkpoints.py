@@ -19,8 +19,9 @@ from ...runs.rundir import console_name
 from ...spec import Host
 from ...contract.gem5 import BOOT_HOST_KEYS
 
-# Bumped when the checkpoint protocol changes in a way the key cannot see.
-CHECKPOINT_FORMAT = 2
+# Bumped when the checkpoint protocol changes in a way the key cannot see
+# (3: the boot-phase job waits for the NICs' carrier, guest/protocol.py).
+CHECKPOINT_FORMAT = 3
 
 
 def _get(host: Host, dotted: str) -> Any:
