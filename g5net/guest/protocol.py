@@ -23,8 +23,8 @@ _PANIC = re.compile(r"Kernel panic - not syncing:.*")
 # checkpoints, then polls until `m5 readfile` returns anything else, which
 # only a restored system does.
 #
-# The carrier comes up some 0.03-0.1 simulated s after g5init sets a NIC up
-# (e1000's watchdog sees the link). A checkpoint taken before it restores
+# The carrier comes up tens of simulated ms after g5init sets a NIC up
+# (e1000's watchdog sees the link: 33 ms on a 2-CPU host's boot). A checkpoint taken before it restores
 # hosts whose first ARP request goes out before the carrier does and is
 # dropped; ARP asks again only after net.ipv4.neigh.*.retrans_time_ms (1 s),
 # so on 2-CPU hosts, where the job outruns the watchdog, every stream
