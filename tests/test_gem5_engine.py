@@ -5,6 +5,7 @@ that behaves like configs/g5net_hosts.py from the outside."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib.util
 import json
 import os
@@ -22,6 +23,7 @@ from g5net.contract import gem5 as contract
 from g5net.engines.base import Artifacts
 from g5net.engines.gem5 import (
     boards,
+    checkpoints,
     cmdline,
     config_files,
     engine,
@@ -556,6 +558,18 @@ def test_checkpoint_stub_waits_for_every_nics_carrier_before_it_checkpoints(tmp_
         stub.kill()
     assert out == "real job ran\n", err
     assert (tmp_path / "calls").read_text().split()[0] == "checkpoint"
+
+
+def test_a_changed_boot_phase_job_comes_with_a_new_checkpoint_format():
+    """The stub is not in the checkpoint key (checkpoints.boot_state), so a
+    checkpoint made by an older stub would be restored under a newer one; only
+    CHECKPOINT_FORMAT tells them apart. Each format's stubs are pinned here:
+    change the stub, bump the format, and record the new digests."""
+    stubs = {3: ("862349a196eb4062", "fc49ead31ea59e97")}
+    now = tuple(hashlib.sha256(protocol.checkpoint_stub(p).encode()).hexdigest()[:16] for p in (False, True))
+    assert checkpoints.CHECKPOINT_FORMAT in stubs, f"record format {checkpoints.CHECKPOINT_FORMAT}'s stubs {now}"
+    assert stubs[checkpoints.CHECKPOINT_FORMAT] == now, (
+        f"the boot-phase job changed without CHECKPOINT_FORMAT: bump it and record {now}")
 
 
 def _stub_in(tmp_path: Path) -> Path:
