@@ -170,6 +170,39 @@ def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest
             (row.finding.name, outcome.failures, outcome.within_noise)
 
 
+# A measured figure as the findings' prose writes it: "10083 ± 4", "4,876 ± 1.7".
+_WRITTEN = re.compile(r"(\d[\d,]*(?:\.\d+)?) ± (\d[\d,]*(?:\.\d+)?)")
+# A metric's value as prose writes it: as stored, Mbit/s as Gbit/s, a fraction as percent.
+_PROSE_SCALES = (1, 1e-3, 100)
+
+
+@pytest.mark.parametrize("name, scale", COMMITTED)
+def test_a_findings_prose_quotes_the_committed_results(name, scale):
+    """A `why` is written by hand from the measured values: once its scale is
+    run again, a why that quotes none of the new results is stale. Some figures
+    are rightly from elsewhere (an earlier kernel's run, a probe), so each why
+    that quotes figures with an interval must quote at least one of a
+    committed run's metrics at its scale."""
+    study, runs = _committed(name, scale)
+    workloads = [m for run in runs for m in [*(w for h in run.hosts.values() for w in h.values()),
+                                             *run.aggregate.values()]]
+    figures = [(v, m["spread"][k]["ci95"]) for m in workloads
+               for k, v in m.items() if k in m.get("spread", {}) and isinstance(v, (int, float))]
+    for f in study.findings:
+        quoted = _WRITTEN.findall(f.why_at(scale))
+        found = [(a, b) for a, b in quoted
+                 if any(_near(a, v * s) and _near(b, ci * s) for v, ci in figures for s in _PROSE_SCALES)]
+        assert found or not quoted, f"{name} {scale}: finding {f.name}'s why quotes {len(quoted)} figures " \
+                                    f"({', '.join(' ± '.join(q) for q in quoted[:3])}, ...), none of them " \
+                                    f"a committed run's: write it again from the results"
+
+
+def _near(written: str, value: float) -> bool:
+    """Whether `value` rounds to the figure `written` to its last place."""
+    places = len(written.partition(".")[2])
+    return abs(float(written.replace(",", "")) - value) <= 0.5 * 10 ** -places + 1e-9
+
+
 @pytest.mark.parametrize("name, scale", COMMITTED)
 def test_the_committed_report_is_the_report_of_the_committed_results(name, scale, tmp_path):
     study, runs = _committed(name, scale)
