@@ -277,9 +277,34 @@ def test_only_finished_runs_of_the_same_id_are_taken(tmp_path, capsys):
     assert "1 of 6 points taken from the committed results (studies/toy/results/medium); 1 " \
         "committed runs are of no point of this sweep (other run ids: another kernel, " \
         "gem5 binary or configs made them)" in capsys.readouterr().err
-    # Without committed results of the scale there is nothing to take, and nothing said.
-    assert results.adopt(study, "quick", elsewhere, plan) == set()
+    # Without committed results of any scale there is nothing to take, and nothing said.
+    bare = _study(tmp_path / "bare")
+    assert results.adopt(bare, "quick", SweepDir(tmp_path / "bare-sweep"), plan) == set()
     assert capsys.readouterr().err == ""
+
+
+def test_a_point_two_scales_share_is_taken_from_the_other_scales_results(tmp_path, capsys):
+    """Run ids hash no experiment name: a quick point that is also a medium
+    point (the same spec) runs once, and the sweep of either scale takes it
+    from the other's committed results, saying so."""
+    study = _study(tmp_path / "studies")
+    first, plan = _sweep(tmp_path / "first", 4)
+    results.save(study, "medium", first.path)
+    quick = SweepDir(tmp_path / "quick-sweep")
+    sweepdir.write(quick, plan)
+    assert results.adopt(study, "quick", quick, plan) == {0, 1, 2, 3}
+    assert "4 of 6 points taken from the committed results (studies/toy/results/medium); 4 of them " \
+        "from the medium scale's, whose points they are too" in capsys.readouterr().err
+    # Saved as the quick scale's, then taken by a medium sweep elsewhere from
+    # its own scale first.
+    results.save(study, "quick", quick.path)
+    assert {d.name for d in study.results("quick").iterdir() if d.is_dir()} == \
+        {d.name for d in study.results("medium").iterdir() if d.is_dir()}
+    medium = SweepDir(tmp_path / "medium-sweep")
+    sweepdir.write(medium, plan)
+    assert results.adopt(study, "medium", medium, plan) == {0, 1, 2, 3}
+    assert "4 of 6 points taken from the committed results (studies/toy/results/medium, " \
+        "studies/toy/results/quick)\n" in capsys.readouterr().err
 
 
 def test_committed_runs_of_points_the_scale_no_longer_has_are_told_from_those_of_other_ids(tmp_path, capsys):

@@ -33,7 +33,8 @@ results (results/SCALE/) and report (report/SCALE/).
 
 A scale's run takes the points its committed results already have instead of
 running them, so a scale stopped on one machine, its finished points saved
-and committed, resumes on another.
+and committed, resumes on another; a point two scales share (the same spec)
+is taken from the other scale's committed results too.
 
   g5net study list
   g5net study run 10gbe --scale quick            # resumable: kill it, run it again
@@ -68,8 +69,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "spec: points that already have a run are kept (a failed one too, unless "
                     "--retry-failed), so a run killed "
                     "part-way goes on where it stopped when started again; points whose run "
-                    "the scale's committed results (studies/NAME/results/SCALE) hold are "
-                    "copied from there instead of run. Progress (points done of all, "
+                    "the scale's committed results (studies/NAME/results/SCALE) hold, or "
+                    "another scale's (a point both scales have), are copied from there "
+                    "instead of run. Progress (points done of all, "
                     "elapsed, an estimate of what is left) goes to stderr. A dry run also "
                     "estimates each point's host hours from the committed runs' measured rates.",
         epilog="Then: g5net study save NAME --scale SCALE (commit the runs' small files; "

@@ -220,11 +220,37 @@ def check_current(study: Study, scale: str) -> dict:
 
 def adoptable(study: Study, scale: str, plan: Plan, image: str | None = None
               ) -> list[tuple[PlannedPoint, RunDir]]:
-    """The points of `plan` whose run the committed results of `scale` hold,
-    finished (`done`), each with that committed run: under the same run id,
-    or, where `image` (the digest of the disk image this machine's runs boot)
-    is given, a run of the same point that booted another image (other_image)."""
-    committed = []
+    """The points of `plan` whose run the committed results hold, finished
+    (`done`), each with that committed run: those of `scale` first, then the
+    study's other scales' (a point two scales share, the same spec, runs once:
+    run ids hash no experiment name); under the same run id, or, where `image`
+    (the digest of the disk image this machine's runs boot) is given, a run of
+    the same point that booted another image (other_image)."""
+    by_id: dict[str | None, RunDir] = {}
+    by_point: dict[str | None, RunDir] = {}
+    for s in _own_first(study, scale):
+        for rd, record in _finished_committed(study, s):
+            by_id.setdefault(record.get("run_id"), rd)
+            if image:
+                by_point.setdefault(other_image(record, image), rd)
+    found = []
+    for p in plan.points:
+        run = by_id.get(p.run_id) or by_point.get(p.run_id)
+        if p.run_id and run is not None:
+            found.append((p, run))
+    return found
+
+
+def _own_first(study: Study, scale: str) -> list[str]:
+    """The scales whose committed results a sweep of `scale` takes points from, its own first."""
+    return [scale, *(s for s in committed(study) if s != scale)]
+
+
+def _finished_committed(study: Study, scale: str) -> list[tuple[RunDir, dict]]:
+    """The committed runs of `scale` that finished, with their run.json."""
+    if not study.results(scale).is_dir():
+        return []
+    finished = []
     for rd in [RunDir(d) for d in sorted(study.results(scale).iterdir()) if d.is_dir()]:
         try:
             record = rd.read_run()
@@ -232,15 +258,8 @@ def adoptable(study: Study, scale: str, plan: Plan, image: str | None = None
             store.warn_skipped(e)
             continue
         if record["status"] == "done":
-            committed.append((rd, record))
-    by_id = {record.get("run_id"): rd for rd, record in committed}
-    by_point = {other_image(record, image): rd for rd, record in committed} if image else {}
-    found = []
-    for p in plan.points:
-        run = by_id.get(p.run_id) or by_point.get(p.run_id)
-        if p.run_id and run is not None:
-            found.append((p, run))
-    return found
+            finished.append((rd, record))
+    return finished
 
 
 def other_image(record: dict, image: str) -> str | None:
@@ -266,11 +285,13 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
     no run of, so that the sweep counts them as done; says how many on stderr.
     The indices of the points the committed results stand for (with `dry`:
     would stand for; nothing is copied)."""
-    if not (study.results(scale) / PROVENANCE).is_file():
+    if not committed(study):
         return set()
     image = _image_digest()
     matched = adoptable(study, scale, plan, image)
+    here = study.results(scale)
     taken, elsewhere = set(), set()
+    shared: list[str] = []  # the other scale of each point taken from one
     for p, committed_run in matched:
         if store.find(sd.store, p) is None:
             if not dry:
@@ -278,15 +299,20 @@ def adopt(study: Study, scale: str, sd: SweepDir, plan: Plan, dry: bool = False)
             taken.add(p.index)
             if committed_run.read_run()["run_id"] != p.run_id:  # the point's on another image
                 elsewhere.add(p.index)
+            if committed_run.path.parent != here:
+                shared.append(committed_run.path.parent.name)
     # Committed runs no point of this plan is: their spec is no longer one of
     # the scale's (its file changed since), or their kernel, gem5 binary or
     # configs were not these (run ids hash them).
     ours = {p.dir_name for p in plan.points} | {rd.path.name for _, rd in matched}
-    foreign = [RunDir(d) for d in sorted(study.results(scale).iterdir()) if d.is_dir() and d.name not in ours]
+    foreign = [RunDir(d) for d in sorted(here.iterdir()) if d.is_dir() and d.name not in ours] if here.is_dir() else []
     planned = {identity.spec_digest(specs.from_dict(p.spec)) for p in plan.points}
     edited = sum(_ran(rd) not in planned for rd in foreign)
     print(f"[g5net] {len(taken)} of {len(plan.points)} points "
-          f"{'would be ' if dry else ''}taken from the committed results ({label(study, scale)})"
+          f"{'would be ' if dry else ''}taken from the committed results "
+          f"({', '.join(label(study, s) for s in _own_first(study, scale) if s in committed(study))})"
+          + (f"; {len(shared)} of them from the {' and '.join(sorted(set(shared)))} scale's, "
+             f"whose points they are too" if shared else "")
           + (f"; {len(elsewhere)} of them booted another disk image than this machine's "
              f"({image and image[:12]}: Debian has updated packages of the guest since; each "
              f"run.json names its image)" if elsewhere else "")
