@@ -408,9 +408,9 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
     assert seconds is not None and seconds > 0 and why == ""
     data = point.spec.to_dict()
     for host in data["hosts"].values():
-        host["cpu"]["model"] = "o3"
+        host["cpu"]["model"] = "minor"
     assert estimate.point_host_s(rates, specs.from_dict(data)) == \
-        (None, "CPU model o3: no committed run measured it")
+        (None, "CPU model minor: no committed run measured it")
     # A windowed stream: more windows, more simulated time after its start.
     longer = point.spec.to_dict()
     longer["experiment"]["windows"] *= 2
@@ -443,10 +443,13 @@ def test_a_point_takes_the_rates_of_committed_runs_of_its_own_shape():
         dataclasses.replace(rates, by_shape={}), odd)
 
 
-@pytest.mark.parametrize("name", ["multi-nic", "niagara2-nic"])
+# NetFrame's full grid plans 1,260 points: a minute of planning on its own.
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "netframe" else n
+                                  for n in catalog.names()])
 def test_a_full_scale_dry_run_estimates_host_hours_from_the_committed_runs(name, tmp_path):
     """Before anything is built (an empty cache): every point's estimate, its
-    basis and the total."""
+    basis and the total (the 10GbE and sockets grids' consecutive O3 windows
+    at the pace of the committed O3 runs' sampled windows)."""
     env = {**os.environ, "G5NET_CACHE": str(tmp_path / "cache")}
     as_json = subprocess.run([sys.executable, "-m", "g5net.cli", "study", "run", name, "--scale", "full",
                               "--dry-run", "--json", "--out", str(tmp_path / "sweep")],
@@ -499,6 +502,18 @@ def test_sampled_points_are_estimated_from_committed_sampled_runs_and_share_thei
     assert rate.window_ms_per_host_s == pytest.approx(17 * 2 * 8 / 600)
     # The run itself comes out at what it took.
     assert estimate.point_host_s(rates, spec) == (pytest.approx(1000.0), "")
+    # Its detailed part alone: each window's 75 s less its 10 ms of functional
+    # warming at the fast-forward's pace (400 s for 110 ms), over 2 + 5 ms.
+    detailed_s = 75.0 - 0.010 * 400 / 0.110
+    assert rate.detailed_ms_per_host_s == pytest.approx(7 * 2 / detailed_s)
+    # A run of consecutive windows of the same spec, on a model no committed
+    # consecutive run measured, runs at that pace from the restore: the 20 ms
+    # before the flows connected (the fast-forward's), its warm-up and windows.
+    consecutive = dataclasses.replace(spec, experiment=dataclasses.replace(
+        spec.experiment, window_method="consecutive"))
+    windows_s = (0.020 + (spec.experiment.warmup_ms + spec.experiment.windows * spec.experiment.window_ms) * 1e-3)
+    assert estimate.point_host_s(rates, consecutive) == \
+        (pytest.approx(windows_s * 2 / (rate.detailed_ms_per_host_s * 1e-3)), "")
 
     env = {**os.environ, "G5NET_STUDIES": str(studies), "G5NET_CACHE": str(tmp_path / "cache")}
     dry = subprocess.run([sys.executable, "-m", "g5net.cli", "study", "run", "toy", "--scale", "medium",

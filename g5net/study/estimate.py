@@ -35,10 +35,17 @@ the warm-up and the windows; a timed one: its duration_s; another kind: as
 measured) times its hosts, over the rate. A point of sampled windows is its
 fast-forward (the time to connect and to its last warm checkpoint) and its
 windows (each its warming and window), times its hosts, each over its pace;
-points of one sweep that share a fast-forward count it once. A boot is the
+points of one sweep that share a fast-forward count it once. A point of
+consecutive windows on a CPU model that only sampled runs measured (O3) runs
+at the pace of their windows' detailed part (a window's wall less its
+functional warming at its run's fast-forward pace), its simulated time
+besides its windows as the other models' runs and those fast-forwards
+measured it (the longest: an upper bound). A boot is the
 measured boot seconds per simulated host, by boot CPU model. Nothing is
 invented: a point whose CPU model, engine or workload kind no committed run
-measured (of sampled windows: no committed sampled run) has no estimate, and
+measured (of sampled windows: no committed sampled run; of consecutive ones
+on a model that only sampled runs measured, a workload kind that no run of
+another model measured) has no estimate, and
 the dry run says why.
 """
 
@@ -94,6 +101,8 @@ class _SampledSamples:
     fast_forward_start_s: list[float] = field(default_factory=list)
     window_sim_s: float = 0.0  # each window's warming and window, times hosts
     window_host_s: float = 0.0
+    detailed_sim_s: float = 0.0  # each window's detailed warming and window, times hosts
+    detailed_host_s: float = 0.0  # each window's wall less its functional warming
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,10 @@ class SampledRate:
     fast_forward_ms_per_host_s: float  # per simulated host, on the boot CPU model
     fast_forward_start_s: float  # simulated seconds from the restore to the flows connected (median)
     window_ms_per_host_s: float  # per simulated host, over a window's warming and window
+    # Per simulated host on the detailed model alone: a window's detailed
+    # warming and window over its wall less its functional warming at the
+    # run's fast-forward pace (None: nothing left of the wall once that is off).
+    detailed_ms_per_host_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -234,13 +247,18 @@ def _add_sampled(s: _SampledSamples, spec: Spec, took: object) -> None:
     s.fast_forward_start_s.append(max(simulated - _last_checkpoint_s(spec), 0.0))
     s.window_sim_s += _sampled_window_s(spec) * _hosts(spec) * len(measured_windows)
     s.window_host_s += sum(measured_windows)
+    e = spec.experiment
+    functional_host_s = e.functional_warming_ms * 1e-3 * wall / simulated
+    s.detailed_sim_s += (e.detailed_warming_ms + e.window_ms) * 1e-3 * _hosts(spec) * len(measured_windows)
+    s.detailed_host_s += sum(max(w - functional_host_s, 0.0) for w in measured_windows)
 
 
 def _sampled_rate(s: _SampledSamples) -> SampledRate | None:
     if not s.runs:
         return None
     return SampledRate(s.runs, s.fast_forward_sim_s * 1e3 / s.fast_forward_host_s,
-                       statistics.median(s.fast_forward_start_s), s.window_sim_s * 1e3 / s.window_host_s)
+                       statistics.median(s.fast_forward_start_s), s.window_sim_s * 1e3 / s.window_host_s,
+                       s.detailed_sim_s * 1e3 / s.detailed_host_s if s.detailed_host_s > 0 else None)
 
 
 def _add(s: _Samples, spec: Spec, metrics: dict, regions: dict[str, float], host_s: float,
@@ -287,12 +305,34 @@ def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
         windows = spec.experiment.windows * _sampled_window_s(spec) * _hosts(spec)
         return fast_forward_host_s(rate, spec) + windows / (rate.window_ms_per_host_s * 1e-3), ""
     if model not in rates.by_model:
-        return None, f"CPU model {model}: no committed run measured it"
+        detailed = _detailed_rate(rates, model)
+        if detailed is None:
+            return None, f"CPU model {model}: no committed run measured it"
+        return _host_s(detailed, spec, model)
     # Committed runs of the point's own shape where they measured all it runs,
     # else every run of its model.
     shaped = rates.by_shape.get((model, _shape(spec)))
     seconds, why = _host_s(shaped, spec, model) if shaped else (None, "")
     return (seconds, why) if seconds is not None else _host_s(rates.by_model[model], spec, model)
+
+
+def _detailed_rate(rates: Rates, model: str) -> Rate | None:
+    """A rate for a model no consecutive run measured, whose sampled windows
+    measured its detailed pace: that pace, with the simulated times of the
+    other models' runs and of its own fast-forwards for what is not the
+    windows (the job starting, the flows connecting, NetPIPE's region), the
+    longest of them (a detailed CPU is the faster one: an upper bound)."""
+    sampled_rate = rates.sampled_by_model.get(model)
+    if sampled_rate is None or sampled_rate.detailed_ms_per_host_s is None:
+        return None
+    others = list(rates.by_model.values())
+    starts = [sampled_rate.fast_forward_start_s] + [r.windows_start_s for r in others
+                                                    if r.windows_start_s is not None]
+    kinds: dict[str, float] = {}
+    for r in others:
+        for kind, region_s in r.kind_region_s.items():
+            kinds[kind] = max(kinds.get(kind, 0.0), region_s)
+    return Rate(sampled_rate.runs, sampled_rate.detailed_ms_per_host_s, None, None, kinds, max(starts))
 
 
 def _sampled_rate_of(rates: Rates, spec: Spec) -> SampledRate | None:
@@ -349,7 +389,11 @@ def _basis(rates: Rates) -> str:
     models += "".join(
         f"; sampled windows on {m}: a fast-forward at {r.fast_forward_ms_per_host_s:.3g} simulated ms "
         f"per host s after {r.fast_forward_start_s:.3g} s to connect, a window's process at "
-        f"{r.window_ms_per_host_s:.3g} over its warming and window (from {r.runs} runs)"
+        f"{r.window_ms_per_host_s:.3g} over its warming and window"
+        + (f", {r.detailed_ms_per_host_s:.3g} over its detailed part alone (the pace of a run "
+           f"of consecutive windows on {m} where none was committed)"
+           if r.detailed_ms_per_host_s is not None and m not in rates.by_model else "")
+        + f" (from {r.runs} runs)"
         for m, r in rates.sampled_by_model.items())
     boots = ", ".join(f"{m} {s:.0f} host s per simulated host" for m, s in rates.boot_s_per_host.items())
     return (f"from {rates.runs} committed runs (host time less boot, over the simulated time "
