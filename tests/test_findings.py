@@ -109,14 +109,14 @@ def test_a_magnitude_over_the_runs_its_where_names_shows_one_runs_interval(tmp_p
     repo = Path(__file__).resolve().parents[1]
     study = catalog.load("multi-nic")
     quick = runsmod.load(repo / "studies" / "multi-nic" / "results" / "quick")
-    assert sorted(r.params["host.nic.pcie_lanes"] for r in quick) == [4, 8]
+    assert sorted(r.params["host.nic.pcie_lanes"] for r in quick) == [1, 1, 1, 2, 8]
     row = {r.finding.name: r for r in findings.evaluate(study, quick)}["one-nic"]
     x8 = next(r for r in quick if r.params["host.nic.pcie_lanes"] == 8)
     mean = x8.hosts["server"]["stream"]["dma_received_mbps"]
-    assert row.verdict == "measured" and row.g5net == f"{mean:.0f} ± 92" and 5500 < mean < 5700
+    assert row.verdict == "measured" and row.g5net == f"{mean:.0f} ± 543" and 4900 < mean < 5000
     # None of the runs with another slot: said so, naming the values.
-    x4 = [r for r in quick if r.params["host.nic.pcie_lanes"] == 4]
-    assert {r.finding.name: r for r in findings.evaluate(study, x4)}["one-nic"].g5net == \
+    others = [r for r in quick if r.params["host.nic.pcie_lanes"] != 8]
+    assert {r.finding.name: r for r in findings.evaluate(study, others)}["one-nic"].g5net == \
         "no run has server.stream.dma_received_mbps among the runs with host.nic.pcie_lanes = 8"
     # A relation names its runs itself: a where beside it is refused.
     (tmp_path / "toy").mkdir()

@@ -429,7 +429,7 @@ def test_a_cpu_model_no_committed_run_measured_has_no_estimate():
 def test_a_point_takes_the_rates_of_committed_runs_of_its_own_shape():
     rates = estimate.measured()
     point = sweepmod.load(catalog.load("niagara2-nic").spec("quick")).points[0]
-    assert ("timing", "4 CPUs a host, PC-sampled") in rates.by_shape
+    assert ("timing", "16 CPUs a host, PC-sampled") in rates.by_shape  # 2 x 8 threads
     own = estimate.point_host_s(rates, point.spec)[0]
     pooled = estimate.point_host_s(dataclasses.replace(rates, by_shape={}), point.spec)[0]
     assert own and pooled and own != pooled
