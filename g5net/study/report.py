@@ -30,14 +30,25 @@ NOISE_NOTE = ("Within noise: a comparison of metrics measured over windows whose
               "every comparison is, \"partly\" where some hold.")
 
 
-def summary_table(rows: Sequence[findings.Row], scale: str) -> list[str]:
+def summary_table(rows: Sequence[findings.Row], scale: str,
+                  so_far: tuple[int, int] | None = None) -> list[str]:
     """The table of findings at `scale` (each with that scale's why), and what
-    "within noise" means where a comparison was."""
+    "within noise" means where a comparison was. With `so_far` (runs, points),
+    the scale is under way: its whys were written by hand on earlier results
+    and are marked so, since the runs committed so far may no longer hold the
+    figures they quote (they are written again once every point is run)."""
     lines = ["| finding | paper | g5net | reproduced | why |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
+        why = r.finding.why_at(scale)
+        why = (_earlier(so_far) + why) if why and so_far else why or "-"
         lines.append("| " + " | ".join(_cell(c) for c in (r.finding.text, r.finding.paper, r.g5net,
-                                                            r.verdict, r.finding.why_at(scale) or "-")) + " |")
+                                                            r.verdict, why)) + " |")
     return lines + (["", NOISE_NOTE] if any(r.within_noise for r in rows) else [])
+
+
+def _earlier(so_far: tuple[int, int]) -> str:
+    """The mark of a why written before its scale's current run."""
+    return f"(Written on this scale's earlier results; {so_far[0]} of its {so_far[1]} points run since.) "
 
 
 # Said under a [[table]] with a value measured with spread.
@@ -95,7 +106,8 @@ def write(study: Study, runs: Sequence[Run], source: str, provenance: dict,
                  + "".join(f"; {said}" for said in (results.superseded(provenance), results.images(provenance))
                            if said) + "."
                  if provenance else "not the committed results."),
-             "", "## Summary", "", *summary_table(rows, provenance.get("scale", "")), ""]
+             "", "## Summary", "", *summary_table(rows, provenance.get("scale", ""),
+                                                   results.so_far(provenance) if provenance else None), ""]
     if study.stand_ins:
         lines += ["## What stands in for what the paper had", "", "| the paper | g5net |", "| --- | --- |"]
         lines += [f"| {_cell(s.paper)} | {_cell(s.g5net)} |" for s in study.stand_ins]
@@ -144,7 +156,7 @@ def readme_block(studies: Sequence[Study]) -> str:
             lines += [f"The {larger} scale is under way: {done} of its {points} points committed"
                       + (f", {failed} failed (its report says why)" if failed else "")
                       + f" ([report]({_report_link(study, larger)})).", ""]
-        lines += [*summary_table(findings.evaluate(study, runs), scale), ""]
+        lines += [*summary_table(findings.evaluate(study, runs), scale, results.under_way(study, scale)), ""]
     return "\n".join([*lines, README_END])
 
 
