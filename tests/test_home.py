@@ -42,6 +42,9 @@ def test_g5net_home_names_another_copy_of_the_folders(tmp_path):
 
 
 def test_a_run_records_the_checkout_revision():
+    # Read once a process (a sweep's runs name the commit it started from):
+    # read afresh here, since a commit made while the suite runs moves HEAD.
+    home.revision.cache_clear()
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
     record = run_record.begin("0" * 64, "t", {})
