@@ -222,19 +222,21 @@ def test_a_findings_prose_quotes_the_committed_results(name, scale):
 def test_a_scale_under_way_marks_its_whys_as_of_earlier_results(tmp_path):
     """Run again over several sessions, a scale commits its points as they
     finish, and its hand-written whys then quote results it may no longer
-    hold: its report says so of each, the README's table too where no whole
-    scale stands in, and the mark goes once every point is committed. On
-    netframe quick's committed runs, saved as 5 of 8 points."""
+    hold: its report says so of each of its own whys (not of a why every
+    scale shares, "not modelled"), and the mark goes once every point is
+    committed. On netframe quick's committed runs, saved as 5 of 8 points."""
     study, runs = _committed("netframe", "quick")
     made = results.provenance(study, "quick")
-    under_way = {**made, "runs": 5, "points": 8}
-    whys = [f.why_at("quick") for f in study.findings if f.why_at("quick")]
-    for provenance, marked in ((under_way, True), (made, False)):
+    own = [f.why_at("quick") for f in study.findings if "quick" in dict(f.why)]
+    shared = [f.why_at("quick") for f in study.findings if f.why_at("quick") and "quick" not in dict(f.why)]
+    assert own and shared
+    mark = "(Written on this scale's earlier results; 5 of its 8 points run since.) "
+    for provenance, marked in (({**made, "runs": 5, "points": 8}, True), (made, False)):
         report.write(study, runs, "here", provenance, tmp_path)
         text = (tmp_path / report.REPORT).read_text()
-        mark = "(Written on this scale's earlier results; 5 of its 8 points run since.) "
-        assert all(((mark + w) in text) == marked for w in whys), provenance
-        assert text.count("Written on this scale's earlier results") == (len(whys) if marked else 0)
+        assert all(((mark + w) in text) == marked for w in own), provenance
+        assert not any((mark + w) in text for w in shared)
+        assert text.count("Written on this scale's earlier results") == (len(own) if marked else 0)
 
 
 def _near(written: str, value: float) -> bool:

@@ -34,13 +34,14 @@ def summary_table(rows: Sequence[findings.Row], scale: str,
                   so_far: tuple[int, int] | None = None) -> list[str]:
     """The table of findings at `scale` (each with that scale's why), and what
     "within noise" means where a comparison was. With `so_far` (runs, points),
-    the scale is under way: its whys were written by hand on earlier results
-    and are marked so, since the runs committed so far may no longer hold the
+    the scale is under way: its own whys were written by hand on earlier
+    results and are marked so, since the runs committed so far may no longer hold the
     figures they quote (they are written again once every point is run)."""
     lines = ["| finding | paper | g5net | reproduced | why |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
-        why = r.finding.why_at(scale)
-        why = (_earlier(so_far) + why) if why and so_far else why or "-"
+        why = r.finding.why_at(scale) or "-"
+        if so_far and scale in dict(r.finding.why):  # a why of every scale ("not modelled") quotes no run
+            why = _earlier(so_far) + why
         lines.append("| " + " | ".join(_cell(c) for c in (r.finding.text, r.finding.paper, r.g5net,
                                                             r.verdict, why)) + " |")
     return lines + (["", NOISE_NOTE] if any(r.within_noise for r in rows) else [])
