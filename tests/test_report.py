@@ -89,14 +89,15 @@ def test_a_sweep_before_its_first_run_has_nothing_to_report_or_check(tmp_path, c
 
 
 def test_a_workload_that_only_some_points_run_is_no_dimension_of_its_own():
-    """10gbe medium: NetPIPE runs after the stream only in the consecutive
-    points (experiment.workloads), so its keys are absent from the sampled
-    ones; which points have them follows from experiment.workloads, and the
+    """A medium scale with O3 and timing points (sockets'; 10gbe's found
+    it): NetPIPE runs after the stream only in the consecutive points
+    (experiment.workloads), so its keys are absent from the sampled ones;
+    which points have them follows from experiment.workloads, and the
     report's table had a column of nulls for each of its 20 keys."""
     from pathlib import Path
 
     from g5net.report.runs import load, varying
-    runs = load(Path(__file__).resolve().parents[1] / "studies" / "10gbe" / "results" / "medium")
+    runs = load(Path(__file__).resolve().parents[1] / "studies" / "sockets" / "results" / "medium")
     latency = sorted({k for r in runs for k in r.params if k.startswith("workloads.latency.")})
     assert len(latency) > 10 and any(k not in r.params for r in runs for k in latency)
     keys = varying(runs)
