@@ -525,3 +525,33 @@ def test_sampled_points_are_estimated_from_committed_sampled_runs_and_share_thei
     # (600 s); the second takes its fast-forward and measures 8 of 22 ms.
     assert [r["host_hours"] * 3600 for r in rows] == [pytest.approx(1000.0, rel=1e-3),
                                                        pytest.approx(600.0 * 22 / 17, rel=1e-3)]
+
+
+def test_a_run_of_repeats_without_windows_is_estimated_at_what_it_took(tmp_path):
+    """A run of experiment.repeats records its repeats' host and simulated
+    seconds summed (runners/execute.py); its regions are one repeat's. A
+    point like it takes each repeat again, and a run without windows spends
+    simulated time besides its workloads' regions (the job starting, NetPIPE's
+    peers connecting), which its estimate counts as the windowed ones do."""
+    studies = tmp_path / "studies"
+    study = _study(studies, ())
+    text = (REPO / "examples" / "quickstart-gem5.toml").read_text()
+    data = specs.loads(text).to_dict()
+    data["experiment"].update(windows=0, repeats=3, workloads=["latency"])
+    spec = specs.from_dict(data)
+    (study.path / "quick.toml").write_text(text)
+    rd = make_run(tmp_path / "runs", spec, ran_on=GEM5)
+    # What 3 repeats of 0.2 simulated s took: 300 host s, NetPIPE's region 0.05 s of each.
+    record = json.loads(rd.run_json.read_text())
+    record["timings"].update(wall_s=300.0, boot_s={}, simulated_s=0.6)
+    rd.run_json.write_text(json.dumps(record))
+    rd.metrics_json.write_text(json.dumps({"hosts": {h.name: {"latency": {"elapsed_s": 0.05}} for h in spec.hosts},
+                                           "aggregate": {}}))
+    assert results.save(study, "quick", tmp_path / "runs") == 1
+
+    rate = estimate.measured(studies).by_model["timing"]
+    assert rate.runs == 1 and rate.sim_ms_per_host_s == pytest.approx(0.6 * 2 * 1e3 / 300)
+    assert rate.start_s == pytest.approx(0.15) and rate.kind_region_s == {"netpipe": pytest.approx(0.05)}
+    assert estimate.point_host_s(estimate.measured(studies), spec) == (pytest.approx(300.0), "")
+    data["experiment"]["repeats"] = 1
+    assert estimate.point_host_s(estimate.measured(studies), specs.from_dict(data)) == (pytest.approx(100.0), "")

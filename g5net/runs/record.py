@@ -8,7 +8,8 @@ before it could write one.
                                 changes); null from an installed wheel
     timings                     started, finished (UTC, ISO 8601), total_s, and the engine's own
                                 (wall_s, boot_s; gem5's simulated_s: simulated seconds from
-                                the restore to the end; of sampled windows, `sampled`: the
+                                the restore to the end; a run of experiment.repeats: both
+                                summed over its repeats; of sampled windows, `sampled`: the
                                 fast-forward's wall_s, simulated_s and this_run, and
                                 windows_wall_s, each window's gem5 process)
     spec                        the resolved spec

@@ -17,6 +17,9 @@ simulated_s), or, in a run recorded before that, its workloads' regions
                   stream stopping, the results printed): the run's simulated
                   time less the warm-up, the windows and the regions of the
                   workloads after it
+    start         of a run without windows, its simulated time besides its
+                  workloads' regions (median: the job starting, the results
+                  printed)
     other kinds   the region a workload of that kind took (median): netpipe's
                   and mpi's work is their message sizes and repeats
     sampled       of sampled windows (run.json's timings.sampled): the
@@ -32,9 +35,11 @@ counters) where there are any, else of every run of its CPU model.
 A point's estimate is its workloads' simulated time (a byte-bound stream: the
 time beyond plus its bytes at the throughput; a windowed one: the time besides,
 the warm-up and the windows; a timed one: its duration_s; another kind: as
-measured) times its hosts, over the rate. A point of sampled windows is its
-fast-forward (the time to connect and to its last warm checkpoint) and its
-windows (each its warming and window), times its hosts, each over its pace;
+measured) times its hosts, over the rate, times its experiment.repeats (a
+run of repeats is measured as their sums of host and simulated time). A point
+of sampled windows is its fast-forward (the time to connect and to its last
+warm checkpoint) and its windows (each its warming and window), times its
+hosts, each over its pace;
 points of one sweep that share a fast-forward count it once. A point of
 consecutive windows on a CPU model that only sampled runs measured (O3) runs
 at the pace of their windows' detailed part (a window's wall less its
@@ -78,6 +83,7 @@ class _Samples:
     stream_mbps: list[float] = field(default_factory=list)
     stream_start_s: list[float] = field(default_factory=list)
     windows_start_s: list[float] = field(default_factory=list)
+    start_s: list[float] = field(default_factory=list)
     kind_region_s: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -89,6 +95,8 @@ class Rate:
     stream_start_s: float | None
     kind_region_s: dict[str, float]
     windows_start_s: float | None = None
+    # Of a run without windows: its simulated time besides its workloads' regions.
+    start_s: float | None = None
 
 
 @dataclass
@@ -265,13 +273,18 @@ def _add(s: _Samples, spec: Spec, metrics: dict, regions: dict[str, float], host
          simulated_s: float | None) -> None:
     """One committed run's measurements, into `s`."""
     windowed = bool(spec.experiment.windows)
+    # A run of repeats: its host and simulated seconds are its repeats' sums,
+    # its regions (pooled metrics) one repeat's.
+    repeats = spec.experiment.repeats
     s.runs += 1
-    s.region_host_s += (simulated_s or sum(regions.values())) * _hosts(spec)
+    s.region_host_s += (simulated_s or sum(regions.values()) * repeats) * _hosts(spec)
     s.host_s += host_s
     streams = [w for w in spec.workloads if registry.kind(w.kind).streams]
     if windowed and simulated_s:
         after = sum(regions[w.name] for w in spec.workloads if w not in streams)
-        s.windows_start_s.append(max(simulated_s - _windows_s(spec) - after, 0.0))
+        s.windows_start_s.append(max(simulated_s / repeats - _windows_s(spec) - after, 0.0))
+    elif simulated_s:
+        s.start_s.append(max(simulated_s / repeats - sum(regions.values()), 0.0))
     for w in spec.workloads:
         if windowed and w in streams:
             continue
@@ -290,11 +303,19 @@ def _rate(s: _Samples) -> Rate:
                 statistics.median(s.stream_mbps) if s.stream_mbps else None,
                 statistics.median(s.stream_start_s) if s.stream_start_s else None,
                 {k: statistics.median(v) for k, v in s.kind_region_s.items()},
-                statistics.median(s.windows_start_s) if s.windows_start_s else None)
+                statistics.median(s.windows_start_s) if s.windows_start_s else None,
+                statistics.median(s.start_s) if s.start_s else None)
 
 
 def point_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
-    """The host seconds a run of `spec` takes after its boot, or None and why there is no estimate."""
+    """The host seconds a run of `spec` takes after its boot, or None and why
+    there is no estimate: each of its experiment.repeats restores the boot and
+    runs it all again."""
+    seconds, why = _repeat_host_s(rates, spec)
+    return (None if seconds is None else seconds * spec.experiment.repeats), why
+
+
+def _repeat_host_s(rates: Rates, spec: Spec) -> tuple[float | None, str]:
     model = _model(spec)
     if spec.experiment.engine != "gem5":
         return None, f"engine {spec.experiment.engine}: the committed runs are gem5's"
@@ -349,7 +370,9 @@ def fast_forward_host_s(rate: SampledRate, spec: Spec) -> float:
 
 
 def _host_s(rate: Rate, spec: Spec, model: str) -> tuple[float | None, str]:
-    region_s = 0.0
+    # A run without windows: the job starting, the workloads ending (where a
+    # committed run measured it; the runs before timings.simulated_s did not).
+    region_s = (rate.start_s or 0.0) if not spec.experiment.windows else 0.0
     for w in spec.workloads:
         if spec.experiment.windows and registry.kind(w.kind).streams:
             if rate.windows_start_s is None:
@@ -385,6 +408,7 @@ def _basis(rates: Rates) -> str:
            if r.stream_mbps is not None and r.stream_start_s is not None else "")
         + (f", a windowed stream {r.windows_start_s:.3g} s besides its warm-up and windows"
            if r.windows_start_s is not None else "")
+        + (f", a run without windows {r.start_s:.3g} s besides its workloads" if r.start_s is not None else "")
         for m, r in rates.by_model.items())
     models += "".join(
         f"; sampled windows on {m}: a fast-forward at {r.fast_forward_ms_per_host_s:.3g} simulated ms "

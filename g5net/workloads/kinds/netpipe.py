@@ -61,7 +61,10 @@ def table_path(inst: Instance) -> str:
 
 
 def parse_table(text: str) -> dict[str, Any]:
-    """NetPIPE's output file: bytes, Mbit/s, seconds (half the round trip) per row."""
+    """NetPIPE's output file: bytes, Mbit/s, seconds (half the round trip) per row.
+    Each row's time is the fastest of NetPIPE's trials of `-n` round trips (its
+    netpipe.c keeps the minimum): one number a size, with no spread of its own
+    (experiment.repeats gives one)."""
     points = []
     for line in text.splitlines():
         f = line.split()
