@@ -126,11 +126,11 @@ def _repeats(rd: rundir.RunDir, spec: Spec, engine: engines.Engine, arts: Artifa
             stop_signals.release()  # held from this repeat's end (the engine's) to the next's start
     last = outs[-1]
     # The repeats' simulated time beside their host time: the dry run's pace (study/estimate.py).
-    simulated = [o.simulated_s for o in outs]
+    simulated = [o.simulated_s for o in outs if o.simulated_s is not None]
     out = Outcome(consoles=last.consoles, wall_s=sum(o.wall_s for o in outs), timed_out=last.timed_out,
                   failure=last.failure, engine_log_tail=last.engine_log_tail, boot_s=outs[0].boot_s,
                   boards=outs[0].boards, notes=[note for o in outs for note in o.notes],
-                  simulated_s=None if None in simulated else sum(simulated))
+                  simulated_s=sum(simulated) if len(simulated) == len(outs) else None)
     pooled = pool_repeats(metrics) if status == "done" else metrics[-1]
     return status, out, results, reasons, pooled
 
