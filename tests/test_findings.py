@@ -145,3 +145,17 @@ def test_a_cpu_busy_in_every_window_is_written_without_a_rounding_interval():
         assert check.fmt(busiest) == "1"
     row = {r.finding.name: r for r in findings.evaluate(catalog.load("multi-nic"), medium)}["one-cpu"]
     assert row.verdict == "partly" and row.g5net.endswith("e.g. server.stream 1 vs 1")
+
+
+def test_a_relation_compares_the_runs_that_have_its_key():
+    """10gbe medium's latency rows run NetPIPE alone: no stream, so no
+    workloads.stream.window_bytes among their parameters. The buffers finding
+    still compares the two stream points that differ in it, not nothing."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    medium = runsmod.load(repo / "studies" / "10gbe" / "results" / "medium")
+    key = "workloads.stream.window_bytes"
+    assert any(key not in r.params for r in medium) and sum(key in r.params for r in medium) >= 2
+    row = {r.finding.name: r for r in findings.evaluate(catalog.load("10gbe"), medium)}["buffers"]
+    assert row.verdict == "yes" and row.g5net.startswith("1/1 comparisons hold")
