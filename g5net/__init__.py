@@ -41,8 +41,9 @@ def load_stats(run: str | Path) -> Any:
 
 def study_results(name: str, scale: str | None = None) -> Path:
     """The folder of a built-in study's committed results at `scale` (default:
-    the largest scale it has committed; `g5net study list` names the studies),
-    for `load`: `g5net.load(g5net.study_results("niagara2-nic"))`."""
+    the largest scale committed whole, passing over one still under way, whose
+    points are committed as they finish; `g5net study list` names the
+    studies), for `load`: `g5net.load(g5net.study_results("niagara2-nic"))`."""
     from .study import results
     from .study.builtin import SCALES, load as load_study
     from .errors import StudyError
