@@ -77,6 +77,23 @@ def test_a_misspelt_metric_fails_rather_than_passing(sweep, tmp_path, capsys):
     assert "matched no metric in 6 run(s)" in capsys.readouterr().out
 
 
+def test_a_relation_compares_the_runs_that_have_its_key(tmp_path, capsys):
+    """10gbe medium's committed runs: its latency rows run NetPIPE alone, so
+    workloads.stream.window_bytes is no parameter of theirs. A relation on it
+    compares the stream points that have it; a key no run has is an error."""
+    medium = REPO_EXPECT.parents[1] / "studies" / "10gbe" / "results" / "medium"
+    folder = runs.load(medium)
+    assert {"workloads.stream.window_bytes" in r.params for r in folder} == {True, False}
+    f = _write(tmp_path, '[[relation]]\nby = "workloads.stream.window_bytes"\n'
+                         'expect = ["262144.server.stream.throughput_mbps > 65536.server.stream.throughput_mbps"]\n')
+    assert cli.main(["check", str(medium), "--expect", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("0 failed, ") and " compared (8 run(s), " in out and not out.startswith("0 failed, 0 compared")
+    f.write_text(f.read_text().replace("window_bytes", "window_byte"))
+    assert cli.main(["check", str(medium), "--expect", str(f)]) == 2
+    assert "no spec key 'workloads.stream.window_byte'" in capsys.readouterr().err
+
+
 def test_relations_need_two_points(tmp_path, capsys):
     rd = make_run(tmp_path / "store", spec(), status="failed:workload")
     f = _write(tmp_path, '[[relation]]\nby = "host.nic.attach"\nexpect = ["integrated.packets > pcie.packets"]\n')

@@ -59,7 +59,7 @@ def test_each_scale_expands_and_each_relation_compares_swept_values(name):
 # ids hash no experiment name, so these are run once for both (results.adopt).
 # multi-nic's fifth is one NIC in an x8 slot on the timing CPU (medium's x8 is
 # on O3); 10gbe's quick knobs are on the timing CPU, medium's on O3.
-QUICK_IN_MEDIUM = {"10gbe": (0, 6), "multi-nic": (4, 5), "netframe": (8, 8), "sockets": (7, 7),
+QUICK_IN_MEDIUM = {"10gbe": (0, 8), "multi-nic": (4, 5), "netframe": (8, 8), "sockets": (7, 7),
                    "niagara2-nic": (3, 3)}
 
 
@@ -179,7 +179,7 @@ def test_the_check_file_passes_on_every_reproduced_finding_and_fails_on_the_rest
         # A relation's lines whose values this scale sweeps (the slot's x1 and x2
         # may be the medium scale's, its x4 and x8 the quick scale's).
         cited = [r for r in expectations.relations if r.name == row.finding.relation
-                 and all(r.by in run.params for run in runs) and check.compare(r, runs)]
+                 and any(r.by in run.params for run in runs) and check.compare(r, runs)]
         if not cited:  # a key only a larger scale has
             assert row.verdict == "not measured", row.finding.name
             continue

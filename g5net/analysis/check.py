@@ -375,12 +375,16 @@ def _check_bound(b: Bound, runs: Sequence[Run]) -> Found:
 
 
 def _groups(runs: Sequence[Run], by: str) -> dict[tuple, list[Run]]:
-    """Runs keyed by every varying parameter except `by` and those that follow from it."""
-    for r in runs:
-        r.param(by)  # a misspelt key is an error, not an empty check
-    others = independent(runs, by)
+    """The runs that have `by`, keyed by every varying parameter except `by`
+    and those that follow from it. A workload's key is no parameter of a run
+    without that workload (10gbe's latency rows run no stream); a key no run
+    has is misspelt, an error rather than an empty check."""
+    having = [r for r in runs if by in r.params]
+    if runs and not having:
+        runs[0].param(by)
+    others = independent(having, by)
     groups: dict[tuple, list[Run]] = {}
-    for r in runs:
+    for r in having:
         groups.setdefault(tuple(repr(r.params.get(k)) for k in others), []).append(r)
     return groups
 
@@ -425,7 +429,7 @@ def _check_relation(rel: Relation, runs: Sequence[Run]) -> Found:
                                f"in {c.left_run} vs {fmt(c.right)} in {c.right_run}", c.result, c.left, c.right))
              for c in made if not c.holds]
     if not made:
-        values = sorted({fmt_value(r.param(rel.by)) for r in runs})
+        values = sorted({fmt_value(r.params[rel.by]) for r in runs if rel.by in r.params})
         among = "".join(f", {k} = {fmt_value(v)}" for k, v in rel.only)
         found.append((Result.FAILS, f"{rel.where} {quoted(rel.text)}: no two runs"
                       f"{' with' + among[1:] if among else ''} differ only in {rel.by} with values "

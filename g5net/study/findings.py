@@ -116,11 +116,10 @@ def evaluate(study: Study, runs: Sequence[Run]) -> list[Row]:
         if f.relation not in by_name:
             raise StudyError(f"{study.path / 'study.toml'}: finding {f.name}: no [[relation]] named "
                              f"{f.relation!r} in {study.expect}")
-        # Among the runs that have the relation's key: a workload's key is no
-        # parameter of a run without it (10gbe's latency rows have no stream),
-        # and a key no run has (the full scale's replicas) compares nothing here.
-        made = [c for rel in by_name[f.relation]
-                for c in check.compare(rel, [r for r in runs if rel.by in r.params])]
+        # A key no run of the scale has (the full scale's replicas) compares
+        # nothing here; among the others, the runs that have it (check.compare).
+        made = [c for rel in by_name[f.relation] if any(rel.by in r.params for r in runs)
+                for c in check.compare(rel, runs)]
         if not made:
             rows.append(Row(f, "not measured", "no two runs to compare" + left_out))
             continue
